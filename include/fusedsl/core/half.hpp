@@ -1,0 +1,100 @@
+/// @file half.hpp
+/// 16-bit floating-point storage types, `half` (IEEE binary16) and `bfloat16`,
+/// usable on the host and on the device. Arithmetic happens in float: both
+/// convert implicitly to float, and from float with round-to-nearest-even.
+#pragma once
+#include <concepts>             // std::floating_point, std::integral
+#include <cstdint>              // std::uint16_t, std::uint32_t
+
+#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
+
+namespace fusedsl {
+namespace detail {
+
+FUSEDSL_HOST_DEVICE constexpr std::uint32_t float_bits(float f) { return __builtin_bit_cast(std::uint32_t, f); }
+FUSEDSL_HOST_DEVICE constexpr float bits_float(std::uint32_t u) { return __builtin_bit_cast(float, u); }
+
+/// Drops `shift` low bits of `value`, rounding to nearest, ties to even.
+FUSEDSL_HOST_DEVICE constexpr std::uint32_t shift_right_rne(std::uint32_t value, unsigned shift) {
+  const std::uint32_t kept = value >> shift;
+  const std::uint32_t rest = value & ((1u << shift) - 1u);
+  const std::uint32_t halfway = 1u << (shift - 1u);
+  return kept + ((rest > halfway || (rest == halfway && (kept & 1u))) ? 1u : 0u);
+}
+
+FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_half_bits(float f) {
+  const std::uint32_t x = float_bits(f);
+  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u)  // Inf stays Inf; NaN stays a (quiet) NaN
+    return sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u);
+  if (ax >= 0x477ff000u)  // at or above halfway between 65504 and 65536: overflows to Inf
+    return sign | 0x7c00u;
+  if (ax < 0x38800000u) {  // below 2^-14: a half subnormal or zero
+    if (ax < 0x33000000u) return sign;  // at most 2^-25 (ties to even zero)
+    const std::uint32_t exponent = ax >> 23;
+    const std::uint32_t mantissa = (ax & 0x7fffffu) | 0x800000u;
+    return sign | static_cast<std::uint16_t>(shift_right_rne(mantissa, 126u - exponent));
+  }
+  // Normal: rebias the exponent (127 -> 15); a mantissa carry rolls into the exponent.
+  return sign | static_cast<std::uint16_t>(shift_right_rne(ax - (112u << 23), 13u));
+}
+
+FUSEDSL_HOST_DEVICE constexpr float half_bits_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t exponent = (h >> 10) & 0x1fu;
+  std::uint32_t mantissa = h & 0x3ffu;
+  if (exponent == 0x1fu) return bits_float(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) {
+    if (mantissa == 0) return bits_float(sign);
+    exponent = 113;  // subnormal: normalize into a float exponent
+    while (!(mantissa & 0x400u)) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    return bits_float(sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13));
+  }
+  return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_bfloat16_bits(float f) {
+  const std::uint32_t x = float_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  return static_cast<std::uint16_t>(shift_right_rne(x, 16u) & 0xffffu);
+}
+
+FUSEDSL_HOST_DEVICE constexpr float bfloat16_bits_to_float(std::uint16_t b) {
+  return bits_float(static_cast<std::uint32_t>(b) << 16);
+}
+
+/// The shared shape of `half` and `bfloat16`: 16 bits of storage, float in and out.
+template <std::uint16_t (*ToBits)(float), float (*FromBits)(std::uint16_t)>
+struct float16_storage {
+  std::uint16_t bits = 0;
+
+  constexpr float16_storage() = default;
+  /// From float, rounding to nearest even.
+  FUSEDSL_HOST_DEVICE constexpr float16_storage(float f) : bits(ToBits(f)) {}
+  /// From any other arithmetic type, through float; explicit because it may round.
+  template <class T>
+    requires(std::integral<T> || (std::floating_point<T> && !std::same_as<T, float>))
+  FUSEDSL_HOST_DEVICE constexpr explicit float16_storage(T v) : bits(ToBits(static_cast<float>(v))) {}
+  /// Exact widening to float; all arithmetic goes through it.
+  FUSEDSL_HOST_DEVICE constexpr operator float() const { return FromBits(bits); }
+
+  /// Builds a value from its raw bit pattern.
+  FUSEDSL_HOST_DEVICE static constexpr float16_storage from_bits(std::uint16_t b) {
+    float16_storage r;
+    r.bits = b;
+    return r;
+  }
+};
+
+}  // namespace detail
+
+/// IEEE 754 binary16: 1 sign, 5 exponent, 10 mantissa bits.
+using half = detail::float16_storage<detail::float_to_half_bits, detail::half_bits_to_float>;
+/// Brain float: the upper 16 bits of a float (8 exponent, 7 mantissa bits).
+using bfloat16 = detail::float16_storage<detail::float_to_bfloat16_bits, detail::bfloat16_bits_to_float>;
+
+}  // namespace fusedsl
