@@ -126,8 +126,8 @@ class tensor_view {
   /// The axes reordered by a shape of axis indices; see `permute(std::initializer_list<int>)`.
   tensor_view permute(const shape& order) const {
     if (order.rank() != rank())
-      throw error("permute: order " + to_string(order) + " has " + std::to_string(order.rank()) +
-                  " entries for a rank-" + std::to_string(rank()) + " view");
+      throw error("permute: order " + to_string(order) + " has length " + std::to_string(order.rank()) +
+                  " but the view has rank " + std::to_string(rank()));
     shape sizes, strides;
     bool seen[max_rank] = {};
     for (const std::int64_t entry : order) {
@@ -265,8 +265,8 @@ class tensor_view {
       throw error(std::string("tensor_view: element access on the host needs a cpu view, this one is on ") +
                   name(where_) + "; copy it to the cpu first");
     if (index.rank() != rank())
-      throw error("tensor_view: index " + to_string(index) + " has " + std::to_string(index.rank()) +
-                  " entries for a rank-" + std::to_string(rank()) + " view");
+      throw error("tensor_view: index " + to_string(index) + " has rank " + std::to_string(index.rank()) +
+                  " but the view has rank " + std::to_string(rank()));
     std::int64_t offset = 0;
     for (int axis = 0; axis < rank(); ++axis) {
       if (index[axis] < 0 || index[axis] >= sizes_[axis])

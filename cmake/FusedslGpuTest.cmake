@@ -1,0 +1,24 @@
+# fusedsl_add_gpu_test(name source...): a doctest executable for tests that need a CUDA device.
+#
+# Only built when a CUDA compiler was found (otherwise a no-op), so callers need no `if`.
+# The sources provide main() and call fusedsl::testing::skip_without_gpu() (tests/support/gpu.hpp)
+# first: on a machine without a usable GPU the executable exits with 77, which CTest reports as
+# skipped (SKIP_RETURN_CODE), never as passed. The executable is registered as ONE CTest test with
+# add_test, not with doctest discovery, because discovery runs the executable at build time,
+# where there may be no GPU at all.
+include_guard(GLOBAL)
+
+function(fusedsl_add_gpu_test name)
+  if(NOT CMAKE_CUDA_COMPILER)
+    return()
+  endif()
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE fusedsl::fusedsl doctest::doctest)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # support/gpu.hpp
+  # CMake 3.25 has no CUDA_STANDARD 20 for nvcc ("CUDA20" is unknown to it), so the flag is spelled out.
+  target_compile_options(${name} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Werror>
+    $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20 -Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror>)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
+endfunction()
