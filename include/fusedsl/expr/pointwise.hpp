@@ -1,0 +1,122 @@
+/// @file pointwise.hpp
+/// The pointwise expression node and the functions and operators that build it.
+#pragma once
+#include <fusedsl/core/hana.hpp>  // hana: operands and type lists
+
+#include <fusedsl/expr/expression.hpp>     // expression, operand, as_expr
+#include <fusedsl/expr/pointwise_ops.hpp>  // ops::*
+
+namespace fusedsl {
+
+/// `Op` applied elementwise to broadcast operands `Args...`.
+template <class Op, expression... Args>
+struct pointwise {
+  static_assert(sizeof...(Args) == Op::arity, "fusedsl: wrong number of operands for this op");
+  using kind = fusedsl::kind::pointwise;
+  using op = Op;
+  static constexpr operand_info operands_info[] = {{Args::value_dtype, Args::is_scalar}...};
+  static constexpr dtype value_dtype = Op::result_dtype(operands_info);
+  static constexpr int rank = [] {
+    int r = 0;
+    ((r = broadcast_rank(r, Args::rank)), ...);
+    return r;
+  }();
+  static constexpr bool is_scalar = (Args::is_scalar && ...);
+  /// The dtype operand `I` is converted to before `Op::apply`.
+  template <std::size_t I>
+  static constexpr dtype operand_dtype = Op::operand_dtype(operands_info, I);
+
+  hana::tuple<Args...> args;
+
+  constexpr bool operator==(const pointwise&) const = default;
+};
+
+/// Builds `pointwise<Op, ...>` from operands of any operand kind.
+template <class Op, operand... Args>
+constexpr auto make_pointwise(const Args&... args) {
+  return pointwise<Op, as_expr_t<Args>...>{{as_expr(args)...}};
+}
+
+namespace detail {
+/// At least one of the operands is an expression or tensor (not two plain
+/// numbers), so the overloaded operators never hijack arithmetic on numbers.
+template <class A, class B>
+concept operator_operands = operand<A> && operand<B> &&
+                            !(std::is_arithmetic_v<std::remove_cvref_t<A>> && std::is_arithmetic_v<std::remove_cvref_t<B>>);
+}  // namespace detail
+
+#define FUSEDSL_BINARY_OPERATOR(SYMBOL, OP)                                  \
+  template <class A, class B>                                               \
+    requires detail::operator_operands<A, B>                                \
+  constexpr auto operator SYMBOL(const A& a, const B& b) {                  \
+    return make_pointwise<ops::OP>(a, b);                                   \
+  }
+FUSEDSL_BINARY_OPERATOR(+, add)
+FUSEDSL_BINARY_OPERATOR(-, sub)
+FUSEDSL_BINARY_OPERATOR(*, mul)
+FUSEDSL_BINARY_OPERATOR(/, div)
+FUSEDSL_BINARY_OPERATOR(==, eq)
+FUSEDSL_BINARY_OPERATOR(!=, ne)
+FUSEDSL_BINARY_OPERATOR(<, lt)
+FUSEDSL_BINARY_OPERATOR(<=, le)
+FUSEDSL_BINARY_OPERATOR(>, gt)
+FUSEDSL_BINARY_OPERATOR(>=, ge)
+FUSEDSL_BINARY_OPERATOR(&&, logical_and)
+FUSEDSL_BINARY_OPERATOR(||, logical_or)
+#undef FUSEDSL_BINARY_OPERATOR
+
+/// -x
+template <class A>
+  requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>)
+constexpr auto operator-(const A& a) { return make_pointwise<ops::neg>(a); }
+/// !x (logical not)
+template <class A>
+  requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>)
+constexpr auto operator!(const A& a) { return make_pointwise<ops::logical_not>(a); }
+
+#define FUSEDSL_UNARY_FUNCTION(NAME)                                          \
+  /** Pointwise NAME of an expression, tensor or number. */                  \
+  template <operand A>                                                       \
+  constexpr auto NAME(const A& a) { return make_pointwise<ops::NAME>(a); }
+FUSEDSL_UNARY_FUNCTION(abs)
+FUSEDSL_UNARY_FUNCTION(relu)
+FUSEDSL_UNARY_FUNCTION(exp)
+FUSEDSL_UNARY_FUNCTION(log)
+FUSEDSL_UNARY_FUNCTION(log1p)
+FUSEDSL_UNARY_FUNCTION(expm1)
+FUSEDSL_UNARY_FUNCTION(sqrt)
+FUSEDSL_UNARY_FUNCTION(rsqrt)
+FUSEDSL_UNARY_FUNCTION(sin)
+FUSEDSL_UNARY_FUNCTION(cos)
+FUSEDSL_UNARY_FUNCTION(tanh)
+FUSEDSL_UNARY_FUNCTION(sigmoid)
+FUSEDSL_UNARY_FUNCTION(erf)
+FUSEDSL_UNARY_FUNCTION(silu)
+FUSEDSL_UNARY_FUNCTION(gelu)
+FUSEDSL_UNARY_FUNCTION(realize)
+#undef FUSEDSL_UNARY_FUNCTION
+
+/// Tag selecting gelu's tanh approximation: `gelu(x, fx::tanh_approximation)`.
+struct tanh_approximation_t {};
+inline constexpr tanh_approximation_t tanh_approximation{};
+/// gelu with the tanh approximation (PyTorch's `approximate="tanh"`).
+template <operand A>
+constexpr auto gelu(const A& a, tanh_approximation_t) { return make_pointwise<ops::gelu_tanh>(a); }
+
+/// Elementwise maximum of two operands; NaN propagates.
+template <operand A, operand B>
+constexpr auto maximum(const A& a, const B& b) { return make_pointwise<ops::maximum>(a, b); }
+/// Elementwise minimum of two operands; NaN propagates.
+template <operand A, operand B>
+constexpr auto minimum(const A& a, const B& b) { return make_pointwise<ops::minimum>(a, b); }
+/// a raised to the power b (integer pow for integer operands).
+template <operand A, operand B>
+constexpr auto pow(const A& a, const B& b) { return make_pointwise<ops::pow>(a, b); }
+/// `condition ? a : b`, elementwise.
+template <operand C, operand A, operand B>
+constexpr auto where(const C& condition, const A& a, const B& b) { return make_pointwise<ops::where>(condition, a, b); }
+/// Converts to element type `T` (`fx::cast<float>(x)`).
+template <element T, operand A>
+constexpr auto cast(const A& a) { return make_pointwise<ops::cast<dtype_of<T>>>(a); }
+
+}  // namespace fusedsl

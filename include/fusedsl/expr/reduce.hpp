@@ -1,0 +1,129 @@
+/// @file reduce.hpp
+/// The reduction expression node, axis tags and the functions that build
+/// reductions. Reduced axes are kept with size 1 by default, so that the
+/// result broadcasts back against the operand: `exp(x - max(x, axis<1>))`.
+#pragma once
+#include <algorithm>  // std::sort
+
+#include <fusedsl/expr/expression.hpp>     // expression, operand, as_expr
+#include <fusedsl/expr/reduction_ops.hpp>  // ops::sum, ...
+
+namespace fusedsl {
+
+/// A set of axes, negative ones counted from the end; empty means all axes.
+template <int... Axes>
+struct axes_t {
+  static constexpr int count = sizeof...(Axes);
+  static constexpr int values[count + 1] = {Axes..., 0};  // +1: a zero-size array is ill-formed
+};
+/// Reduce over several axes: `sum(x, axes<0, 2>)`.
+template <int... Axes>
+inline constexpr axes_t<Axes...> axes{};
+/// Reduce over one axis: `max(x, axis<-1>)`.
+template <int Axis>
+inline constexpr axes_t<Axis> axis{};
+
+/// Option that removes the reduced axes instead of keeping them with size 1:
+/// `sum(x, axis<1>, fx::drop_axes)` has rank one less than x.
+struct drop_axes_t {};
+inline constexpr drop_axes_t drop_axes{};
+
+namespace detail {
+/// Static validity of a set of axes for an operand of rank `Rank`.
+template <int Rank, int... Axes>
+constexpr bool axes_in_range() {
+  if constexpr (Rank == dynamic_rank) return true;
+  else return ((Axes >= -Rank && Axes < Rank) && ...);
+}
+template <int Rank, int... Axes>
+constexpr bool axes_distinct() {
+  if constexpr (Rank == dynamic_rank) return true;
+  else {
+    int normalized[] = {(Axes < 0 ? Axes + Rank : Axes)..., Rank};
+    std::sort(normalized, normalized + sizeof...(Axes));
+    for (std::size_t i = 1; i < sizeof...(Axes); ++i)
+      if (normalized[i] == normalized[i - 1]) return false;
+    return true;
+  }
+}
+}  // namespace detail
+
+/// Reduction `Op` of `Arg` over `Axes`, keeping them (size 1) if `KeepAxes`.
+template <class Op, class Axes, bool KeepAxes, expression Arg>
+struct reduce {
+  using kind = fusedsl::kind::reduction;
+  using op_type = Op;
+  using axes_type = Axes;
+  static constexpr bool keep_axes = KeepAxes;
+  /// The dtype the operand is converted to before accumulating.
+  static constexpr dtype input_dtype = Op::input_dtype(Arg::value_dtype);
+  static constexpr dtype value_dtype = Op::result_dtype(Arg::value_dtype);
+  static constexpr int rank = KeepAxes || Arg::rank == dynamic_rank ? Arg::rank
+                              : Axes::count == 0                    ? 0
+                                                                    : Arg::rank - Axes::count;
+  static constexpr bool is_scalar = false;
+
+  Op op;
+  Arg arg;
+
+  constexpr bool operator==(const reduce&) const = default;
+};
+
+/// Bessel-style correction for var and std, an option of theirs:
+/// `var(x, axis<1>, fx::correction{0})` divides by count - 0.
+struct correction {
+  double value = 1;
+};
+
+namespace detail {
+template <class Option>
+inline constexpr bool is_reduction_option = std::is_same_v<Option, drop_axes_t> || std::is_same_v<Option, correction>;
+}  // namespace detail
+
+/// Builds a reduction, checking the axes, the options and the operand's
+/// dtype at compile time.
+template <class Op, operand A, int... Axes, class... Options>
+constexpr auto make_reduce(Op op, const A& a, axes_t<Axes...>, Options... options) {
+  using Arg = as_expr_t<A>;
+  static_assert(detail::axes_in_range<Arg::rank, Axes...>(),
+                "fusedsl: reduction axis out of range: use an axis in [-rank, rank) of the operand");
+  static_assert(detail::axes_distinct<Arg::rank, Axes...>(), "fusedsl: a reduction axis is listed twice");
+  static_assert(!Op::needs_floating || is_floating_point(Arg::value_dtype),
+                "fusedsl: mean, var and std need a floating-point operand: cast it first, e.g. fx::cast<float>(x)");
+  static_assert((detail::is_reduction_option<Options> && ...),
+                "fusedsl: unknown reduction option: expected fx::drop_axes or fx::correction{...}");
+  constexpr bool has_correction = (std::is_same_v<Options, correction> || ...);
+  static_assert(!has_correction || requires { op.correction; }, "fusedsl: fx::correction applies to var and std only");
+  if constexpr (has_correction) {
+    ([&] {
+      if constexpr (std::is_same_v<Options, correction>) op.correction = options.value;
+    }(), ...);
+  }
+  constexpr bool keep = !(std::is_same_v<Options, drop_axes_t> || ...);
+  return reduce<Op, axes_t<Axes...>, keep, Arg>{op, as_expr(a)};
+}
+
+#define FUSEDSL_REDUCTION_FUNCTION(NAME, OP)                                            \
+  /** NAME over all axes (kept with size 1). */                                        \
+  template <operand A>                                                                 \
+  constexpr auto NAME(const A& a) { return make_reduce(OP{}, a, axes_t<>{}); }          \
+  /** NAME over the given axes, with options (`fx::drop_axes`, ...). */                \
+  template <operand A, int... Axes, class... Options>                                  \
+  constexpr auto NAME(const A& a, axes_t<Axes...> ax, Options... options) {            \
+    return make_reduce(OP{}, a, ax, options...);                                       \
+  }
+FUSEDSL_REDUCTION_FUNCTION(sum, ops::sum)
+FUSEDSL_REDUCTION_FUNCTION(prod, ops::prod)
+FUSEDSL_REDUCTION_FUNCTION(mean, ops::mean)
+FUSEDSL_REDUCTION_FUNCTION(max, ops::max)
+FUSEDSL_REDUCTION_FUNCTION(min, ops::min)
+FUSEDSL_REDUCTION_FUNCTION(argmax, ops::argmax)
+FUSEDSL_REDUCTION_FUNCTION(argmin, ops::argmin)
+FUSEDSL_REDUCTION_FUNCTION(any, ops::any)
+FUSEDSL_REDUCTION_FUNCTION(all, ops::all)
+FUSEDSL_REDUCTION_FUNCTION(logsumexp, ops::logsumexp)
+FUSEDSL_REDUCTION_FUNCTION(var, ops::var)
+FUSEDSL_REDUCTION_FUNCTION(std, ops::std_dev)
+#undef FUSEDSL_REDUCTION_FUNCTION
+
+}  // namespace fusedsl

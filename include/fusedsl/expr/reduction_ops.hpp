@@ -1,0 +1,206 @@
+/// @file reduction_ops.hpp
+/// The reductions: dtype rules and accumulators. An accumulator is a small
+/// state with `add` (one element, with its position along the reduced
+/// axes), `merge` (two partial states, for parallel reductions; the left
+/// state covers the earlier positions) and `finish` (given the element count).
+/// `T` is the compute type the input is converted to.
+#pragma once
+#include <cstdint>  // std::int64_t
+#include <limits>   // std::numeric_limits
+
+#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
+#include <fusedsl/core/dtype.hpp>   // dtype
+#include <fusedsl/core/math.hpp>    // math::*
+
+namespace fusedsl::ops {
+
+namespace detail {
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr T highest() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::max();
+}
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr T lowest() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::lowest();
+}
+/// Integers and bool accumulate in i64, as torch.sum does.
+constexpr dtype widen_integers(dtype x) { return is_floating_point(x) ? x : dtype::i64; }
+/// Integers and bool compute in f32 (logsumexp).
+constexpr dtype to_floating(dtype x) { return is_floating_point(x) ? x : dtype::f32; }
+}  // namespace detail
+
+/// What every reduction shares: the element-count requirement.
+struct reduction_base {
+  /// min, max, argmin and argmax have no value over zero elements.
+  static constexpr bool needs_elements = false;
+  /// Only floating-point operands (mean, var, std); integers must be cast first.
+  static constexpr bool needs_floating = false;
+  constexpr bool operator==(const reduction_base&) const = default;
+};
+
+/// Sum; integers and bool sum in i64.
+struct sum : reduction_base {
+  static constexpr const char* name = "sum";
+  static constexpr dtype input_dtype(dtype x) { return detail::widen_integers(x); }
+  static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
+  template <class T> struct state { T acc = T(0); };
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::wrap_add(s.acc, v); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::wrap_add(s.acc, o.acc); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  constexpr bool operator==(const sum&) const = default;
+};
+
+/// Product; integers and bool multiply in i64.
+struct prod : reduction_base {
+  static constexpr const char* name = "prod";
+  static constexpr dtype input_dtype(dtype x) { return detail::widen_integers(x); }
+  static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
+  template <class T> struct state { T acc = T(1); };
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::wrap_mul(s.acc, v); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::wrap_mul(s.acc, o.acc); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  constexpr bool operator==(const prod&) const = default;
+};
+
+/// Arithmetic mean of floating-point values (NaN over zero elements).
+struct mean : reduction_base {
+  static constexpr const char* name = "mean";
+  static constexpr bool needs_floating = true;
+  static constexpr dtype input_dtype(dtype x) { return x; }
+  static constexpr dtype result_dtype(dtype x) { return x; }
+  template <class T> struct state { T acc = T(0); };
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc += v; }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc += o.acc; }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t n) const { return s.acc / T(n); }
+  constexpr bool operator==(const mean&) const = default;
+};
+
+/// Largest value; NaN propagates (torch.amax).
+struct max : reduction_base {
+  static constexpr const char* name = "max";
+  static constexpr bool needs_elements = true;
+  static constexpr dtype input_dtype(dtype x) { return x; }
+  static constexpr dtype result_dtype(dtype x) { return x; }
+  template <class T> struct state { T acc = detail::lowest<T>(); };
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::nan_max(s.acc, v); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::nan_max(s.acc, o.acc); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  constexpr bool operator==(const max&) const = default;
+};
+
+/// Smallest value; NaN propagates (torch.amin).
+struct min : reduction_base {
+  static constexpr const char* name = "min";
+  static constexpr bool needs_elements = true;
+  static constexpr dtype input_dtype(dtype x) { return x; }
+  static constexpr dtype result_dtype(dtype x) { return x; }
+  template <class T> struct state { T acc = detail::highest<T>(); };
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::nan_min(s.acc, v); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::nan_min(s.acc, o.acc); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  constexpr bool operator==(const min&) const = default;
+};
+
+/// Position of the largest (`Largest`) or smallest value along the reduced
+/// axes, flattened; the first one on ties; NaN counts as the extreme value,
+/// as in torch.argmax / torch.argmin.
+template <bool Largest>
+struct arg_extreme : reduction_base {
+  static constexpr const char* name = Largest ? "argmax" : "argmin";
+  static constexpr bool needs_elements = true;
+  static constexpr dtype input_dtype(dtype x) { return x; }
+  static constexpr dtype result_dtype(dtype) { return dtype::i64; }
+  template <class T> struct state { T best = T(0); std::int64_t index = -1; };
+  template <class T> FUSEDSL_HOST_DEVICE static constexpr bool beats(T v, T best) {
+    if (math::is_nan(best)) return false;
+    if (math::is_nan(v)) return true;
+    return Largest ? best < v : v < best;
+  }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t i) const {
+    if (s.index < 0 || beats(v, s.best)) s = {v, i};
+  }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    if (o.index < 0) return;
+    const bool tie = !beats(o.best, s.best) && !beats(s.best, o.best);
+    if (s.index < 0 || beats(o.best, s.best) || (tie && o.index < s.index)) s = o;
+  }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr std::int64_t finish(const state<T>& s, std::int64_t) const { return s.index; }
+  constexpr bool operator==(const arg_extreme&) const = default;
+};
+using argmax = arg_extreme<true>;
+using argmin = arg_extreme<false>;
+
+/// True if any (`Any`) or all (`!Any`) values are nonzero.
+template <bool Any>
+struct logical_reduction : reduction_base {
+  static constexpr const char* name = Any ? "any" : "all";
+  static constexpr dtype input_dtype(dtype) { return dtype::boolean; }
+  static constexpr dtype result_dtype(dtype) { return dtype::boolean; }
+  template <class T> struct state { bool acc = !Any; };
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = Any ? (s.acc || v) : (s.acc && v); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { add(s, o.acc, 0); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr bool finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  constexpr bool operator==(const logical_reduction&) const = default;
+};
+using any = logical_reduction<true>;
+using all = logical_reduction<false>;
+
+/// Variance (`!Root`) or standard deviation (`Root`) with Welford's update,
+/// dividing by `count - correction` (1 by default, as in PyTorch).
+template <bool Root>
+struct moment : reduction_base {
+  static constexpr const char* name = Root ? "std" : "var";
+  static constexpr bool needs_floating = true;
+  static constexpr dtype input_dtype(dtype x) { return x; }
+  static constexpr dtype result_dtype(dtype x) { return x; }
+  double correction = 1;
+  template <class T> struct state { T mean = T(0); T m2 = T(0); T n = T(0); };
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+    s.n += T(1);
+    const T delta = v - s.mean;
+    s.mean += delta / s.n;
+    s.m2 += delta * (v - s.mean);
+  }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    if (o.n == T(0)) return;
+    if (s.n == T(0)) { s = o; return; }
+    const T n = s.n + o.n;
+    const T delta = o.mean - s.mean;
+    s.mean += delta * (o.n / n);
+    s.m2 += o.m2 + delta * delta * (s.n * o.n / n);
+    s.n = n;
+  }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t count) const {
+    const T variance = s.m2 / (T(count) - T(correction));
+    if constexpr (Root) return math::sqrt(variance);
+    else return variance;
+  }
+  constexpr bool operator==(const moment&) const = default;
+};
+using var = moment<false>;
+using std_dev = moment<true>;
+
+/// log(sum(exp(x))) computed online: a running max and a sum scaled to it.
+struct logsumexp : reduction_base {
+  static constexpr const char* name = "logsumexp";
+  static constexpr dtype input_dtype(dtype x) { return detail::to_floating(x); }
+  static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
+  template <class T> struct state { T max = detail::lowest<T>(); T sum = T(0); };
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    if (math::is_nan(o.max) || math::is_nan(s.max)) { s.max = math::is_nan(s.max) ? s.max : o.max; return; }
+    if (o.max == detail::lowest<T>()) return;  // o holds no finite mass
+    if (s.max == o.max) { s.sum += o.sum; return; }
+    if (s.max < o.max) { s.sum = s.sum * math::exp(s.max - o.max) + o.sum; s.max = o.max; }
+    else s.sum += o.sum * math::exp(o.max - s.max);
+  }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { merge(s, state<T>{v, T(1)}); }
+  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const {
+    if (math::is_nan(s.max) || s.max == detail::highest<T>()) return s.max;
+    return s.max + math::log(s.sum);
+  }
+  constexpr bool operator==(const logsumexp&) const = default;
+};
+
+}  // namespace fusedsl::ops

@@ -1,0 +1,88 @@
+/// @file traverse.hpp
+/// Compile-time walks over expression types: post-order lists of
+/// subexpression types (as `hana::type`s), leaf counts, and the
+/// distinct reductions of an expression.
+#pragma once
+#include <fusedsl/core/hana.hpp>  // hana: operands and type lists
+
+#include <fusedsl/expr/expression.hpp>  // constant
+#include <fusedsl/expr/pointwise.hpp>   // pointwise
+#include <fusedsl/expr/reduce.hpp>      // reduce
+
+namespace fusedsl {
+
+/// True for a pointwise node.
+template <class E> inline constexpr bool is_pointwise_node = is_kind<E, kind::pointwise>;
+/// True for a reduction node.
+template <class E> inline constexpr bool is_reduction_node = is_kind<E, kind::reduction>;
+/// True for a literal constant.
+template <class E> inline constexpr bool is_constant_node = false;
+template <class T> inline constexpr bool is_constant_node<constant<T>> = true;
+
+namespace detail {
+template <class E> struct children { static constexpr auto value = hana::make_tuple(); };
+template <class Op, class... Args> struct children<pointwise<Op, Args...>> {
+  static constexpr auto value = hana::tuple_t<Args...>;
+};
+template <class Op, class Ax, bool K, class Arg> struct children<reduce<Op, Ax, K, Arg>> {
+  static constexpr auto value = hana::tuple_t<Arg>;
+};
+}  // namespace detail
+
+/// Every subexpression type of `E` in post-order (operands before their
+/// node), repeats included.
+template <class E>
+constexpr auto subexpressions() {
+  auto below = hana::unpack(detail::children<E>::value, [](auto... child) {
+    return hana::flatten(hana::make_tuple(hana::make_tuple(), subexpressions<typename decltype(child)::type>()...));
+  });
+  return hana::append(below, hana::type_c<E>);
+}
+
+/// `list` with repeated types removed, keeping first occurrences.
+template <class List>
+constexpr auto unique_types(List list) {
+  return hana::fold_left(list, hana::make_tuple(), [](auto seen, auto t) {
+    return hana::if_(hana::contains(seen, t), seen, hana::append(seen, t));
+  });
+}
+
+/// The distinct reduction nodes of `E`, inner ones first: each becomes one
+/// materialized buffer (a subexpression used twice is one node).
+template <class E>
+constexpr auto distinct_reductions() {
+  return unique_types(hana::filter(subexpressions<E>(), [](auto t) {
+    return hana::bool_c<is_reduction_node<typename decltype(t)::type>>;
+  }));
+}
+
+/// Number of leaf slots a loop over `E` reads: every node that is neither
+/// pointwise nor a constant (placeholders, params, tensors, and reductions,
+/// which a loop reads as materialized buffers) counts once per occurrence.
+template <class E>
+constexpr std::size_t leaf_slots() {
+  if constexpr (is_pointwise_node<E>)
+    return hana::unpack(detail::children<E>::value, [](auto... c) { return (std::size_t{0} + ... + leaf_slots<typename decltype(c)::type>()); });
+  else if constexpr (is_constant_node<E>) return 0;
+  else return 1;
+}
+
+/// Calls `f(node)` for every occurrence of node type `N` in `e`, in post-order.
+template <class N, class E, class F>
+constexpr void for_each_occurrence(const E& e, F&& f) {
+  if constexpr (is_pointwise_node<E>) hana::for_each(e.args, [&](const auto& a) { for_each_occurrence<N>(a, f); });
+  else if constexpr (is_reduction_node<E>) for_each_occurrence<N>(e.arg, f);
+  if constexpr (std::is_same_v<E, N>) f(e);
+}
+
+/// The first occurrence of node type `N` in `e` (which must contain one).
+template <class N, class E>
+constexpr const N& first_occurrence(const E& e) {
+  const N* found = nullptr;
+  for_each_occurrence<N>(e, [&](const N& n) {
+    if (!found) found = &n;
+  });
+  return *found;
+}
+
+}  // namespace fusedsl

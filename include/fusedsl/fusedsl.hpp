@@ -1,0 +1,20 @@
+/// @file fusedsl.hpp
+/// The umbrella header: everything a user needs. `namespace fx = fusedsl;`
+#pragma once
+
+#include <fusedsl/core/dtype.hpp>         // dtypes, half, bfloat16
+#include <fusedsl/core/error.hpp>         // fusedsl::error
+#include <fusedsl/core/promote.hpp>       // promote, promote_t
+#include <fusedsl/core/shape.hpp>         // shape, broadcasting
+#include <fusedsl/tensor/copy.hpp>        // copy, contiguous
+#include <fusedsl/tensor/tensor.hpp>      // tensor
+#include <fusedsl/tensor/tensor_view.hpp> // tensor_view
+#include <fusedsl/expr/pointwise.hpp>     // pointwise ops and operators
+#include <fusedsl/expr/reduce.hpp>        // reductions, axis, axes
+#include <fusedsl/expr/tensor_leaf.hpp>   // tensors inside expressions
+#include <fusedsl/expr/print.hpp>         // to_string(expr)
+#include <fusedsl/program/placeholder.hpp>  // in, out, inout, local, param
+#include <fusedsl/program/program.hpp>    // program
+#include <fusedsl/program/reference.hpp>  // run_reference: the oracle
+#include <fusedsl/program/eval.hpp>       // eval
+#include <fusedsl/backend/cpu/executor.hpp>  // prog.run(fx::cpu, ...)

@@ -1,0 +1,167 @@
+/// @file statement_context.hpp
+/// What running one statement needs: the call's bound leaves, a buffer for
+/// each distinct reduction of the statement, shape inference with clear
+/// errors, and the strided view of every leaf of a loop.
+#pragma once
+#include <array>   // std::array
+#include <string>  // std::string
+
+#include <fusedsl/core/error.hpp>                 // error
+#include <fusedsl/core/shape.hpp>                 // shape, broadcast
+#include <fusedsl/expr/evaluate.hpp>              // operand_first_slot
+#include <fusedsl/expr/print.hpp>                 // to_string(expr)
+#include <fusedsl/expr/traverse.hpp>              // distinct_reductions
+#include <fusedsl/program/detail/bound_leaves.hpp>  // bound_leaves
+
+namespace fusedsl::detail {
+
+/// A leaf of a loop as raw memory: where it starts, its sizes and strides.
+struct operand_view {
+  const void* data = nullptr;
+  shape sizes;
+  shape strides;
+};
+
+/// The axes of a reduction over a rank-`rank` operand, normalized to
+/// [0, rank), as a mask; all axes when the list is empty. Dynamic-rank
+/// operands are checked here, at run time.
+template <class R>
+unsigned reduced_axes_mask(int rank) {
+  using axes = typename R::axes_type;
+  if constexpr (axes::count == 0) {
+    return (1u << rank) - 1u;
+  } else {
+    unsigned mask = 0;
+    for (int i = 0; i < axes::count; ++i) {
+      const int a = axes::values[i];
+      if (a < -rank || a >= rank)
+        throw error("fusedsl: " + std::string(R::op_type::name) + " over axis " + std::to_string(a) +
+                    " of a rank-" + std::to_string(rank) + " operand: use an axis in [-rank, rank)");
+      const unsigned bit = 1u << (a < 0 ? a + rank : a);
+      if (mask & bit) throw error("fusedsl: " + std::string(R::op_type::name) + " lists axis " + std::to_string(a) + " twice");
+      mask |= bit;
+    }
+    return mask;
+  }
+}
+
+/// The shape of reduction `R` of an operand of shape `in`.
+template <class R>
+shape reduced_shape(const shape& in) {
+  const unsigned mask = reduced_axes_mask<R>(in.rank());
+  shape out;
+  for (int i = 0; i < in.rank(); ++i) {
+    if (!(mask & (1u << i))) out.push_back(in[i]);
+    else if (R::keep_axes) out.push_back(1);
+  }
+  return out;
+}
+
+/// The numpy rule for `target[...] = value`: leading size-1 axes of the
+/// value beyond the target's rank are dropped, then the value must
+/// broadcast to exactly the target's shape.
+inline bool assignable(shape value, const shape& target) {
+  while (value.rank() > target.rank()) {
+    if (value[0] != 1) return false;
+    shape rest;
+    for (int i = 1; i < value.rank(); ++i) rest.push_back(value[i]);
+    value = rest;
+  }
+  return broadcastable(value, target) && broadcast_shapes(value, target) == target;
+}
+
+/// The running state of one statement of program `P` whose value is `Value`.
+template <class P, class Value>
+struct statement_context {
+  static constexpr auto reductions = distinct_reductions<Value>();
+  using buffers_type = decltype(hana::unpack(reductions, [](auto... r) {
+    return hana::tuple<tensor<element_t<decltype(r)::type::value_dtype>>...>{};
+  }));
+
+  bound_leaves<P>& leaves;
+  device where;
+  buffers_type buffers{};
+
+  /// The buffer of distinct reduction `R`.
+  template <class R>
+  auto& buffer() {
+    constexpr auto index = hana::index_if(reductions, hana::equal.to(hana::type_c<R>));
+    return hana::at(buffers, index.value());
+  }
+
+  /// The shape of `e`, checking broadcasts and reduction axes on the way.
+  template <class E>
+  shape shape_of(const E& e) {
+    if constexpr (is_constant_node<E>) {
+      return shape{};
+    } else if constexpr (is_pointwise_node<E>) {
+      const auto shapes = hana::unpack(e.args, [&](const auto&... a) { return std::array{shape_of(a)...}; });
+      shape result = shapes[0];
+      for (const shape& s : shapes) {
+        if (!broadcastable(result, s)) {
+          std::string operands;
+          int i = 0;
+          hana::for_each(e.args, [&](const auto& a) {
+            operands += (i ? ", " : "") + to_string(a) + " has shape " + to_string(shapes[i]);
+            ++i;
+          });
+          throw error("fusedsl: cannot broadcast the operands of " + to_string(e) + ": " + operands + " (" +
+                      mismatch(result, s) + ")");
+        }
+        result = broadcast_shapes(result, s);
+      }
+      return result;
+    } else if constexpr (is_reduction_node<E>) {
+      const shape in = shape_of(e.arg);
+      const shape out = reduced_shape<E>(in);
+      if (E::op_type::needs_elements && in.numel() == 0)
+        throw error("fusedsl: " + std::string(E::op_type::name) + " over no elements: " + to_string(e) +
+                    " reduces a tensor of shape " + to_string(in) + "; it has no value there");
+      return out;
+    } else if constexpr (requires { e.view; }) {
+      return e.view.sizes();
+    } else if constexpr (requires { E::access_mode; }) {
+      return leaves.template slot<E>().view.sizes();
+    } else {
+      return shape{};  // a param
+    }
+  }
+
+  /// The memory a loop reads for leaf `e` (not a pointwise node or constant).
+  template <class E>
+  operand_view leaf_view(const E& e) {
+    if constexpr (is_reduction_node<E>) {
+      const auto& b = buffer<E>();
+      return {b.data(), b.sizes(), b.strides()};
+    } else if constexpr (requires { e.view; }) {
+      return {e.view.data(), e.view.sizes(), e.view.strides()};
+    } else if constexpr (requires { E::access_mode; }) {
+      const auto& v = leaves.template slot<E>().view;
+      return {v.data(), v.sizes(), v.strides()};
+    } else {
+      return {&leaves.template slot<E>().value, shape{}, shape{}};
+    }
+  }
+
+  /// Fills `views[First...]` with the leaves of a loop over `e`, in the
+  /// slot order that `evaluate` uses.
+  template <std::size_t First, class E>
+  void collect_leaves(const E& e, operand_view* views) {
+    if constexpr (is_pointwise_node<E>) {
+      hana::unpack(hana::make_range(hana::size_c<0>, hana::size_c<E::op::arity>), [&](auto... i) {
+        (collect_leaves<operand_first_slot<E, First, decltype(i)::value>()>(hana::at(e.args, i), views), ...);
+      });
+    } else if constexpr (!is_constant_node<E>) {
+      views[First] = leaf_view(e);
+    }
+  }
+
+ private:
+  static std::string mismatch(const shape& a, const shape& b) {
+    const int axis = broadcast_conflict(a, b);
+    return "axis " + std::to_string(axis) + " has sizes " + std::to_string(a[a.rank() + axis]) + " and " +
+           std::to_string(b[b.rank() + axis]);
+  }
+};
+
+}  // namespace fusedsl::detail

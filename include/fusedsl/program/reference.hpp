@@ -1,0 +1,144 @@
+/// @file reference.hpp
+/// The oracle: a reference interpreter that runs any program unfused on the
+/// CPU, one op at a time, each op's whole result materialized, computing in
+/// double (int64 for integers) and rounding only when storing to the
+/// target's dtype or at an explicit cast. Every kernel is checked against it.
+/// It shares with the kernels only the op definitions and the argument
+/// checks; indexing, broadcasting and reduction order are its own.
+#pragma once
+#include <vector>  // std::vector
+
+#include <fusedsl/core/numerics.hpp>                  // wide_numerics, compute_t
+#include <fusedsl/program/detail/bound_leaves.hpp>    // bind_leaves
+#include <fusedsl/program/detail/run_statement.hpp>   // prepare_statement
+#include <fusedsl/program/program.hpp>                // program
+
+namespace fusedsl {
+
+namespace reference_detail {
+
+/// A materialized value: row-major, in wide compute type `W`.
+template <class W>
+struct dense {
+  shape sizes;
+  std::vector<W> values;
+};
+
+/// Calls `f(index)` for every multi-index of `sizes` in row-major order.
+template <class F>
+void for_each_index(const shape& sizes, F&& f) {
+  const std::int64_t n = sizes.numel();
+  shape index = sizes;
+  for (auto& i : index) i = 0;
+  for (std::int64_t flat = 0; flat < n; ++flat) {
+    f(index);
+    for (int d = sizes.rank() - 1; d >= 0; --d) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+/// Row-major position in `sizes` of `index` taken over a larger broadcast
+/// space (aligned at the innermost axis; size-1 axes read position 0).
+inline std::int64_t broadcast_position(const shape& sizes, const shape& index) {
+  std::int64_t position = 0;
+  for (int d = 0; d < sizes.rank(); ++d) {
+    const std::int64_t i = index[index.rank() - sizes.rank() + d];
+    position = position * sizes[d] + (sizes[d] == 1 ? 0 : i);
+  }
+  return position;
+}
+
+template <class E>
+using wide_t = compute_t<wide_numerics, E::value_dtype>;
+
+/// Reads a strided view into a dense value.
+template <class W, class T>
+dense<W> read_view(const tensor_view<T>& v) {
+  dense<W> d{v.sizes(), {}};
+  d.values.reserve(static_cast<std::size_t>(v.numel()));
+  for_each_index(v.sizes(), [&](const shape& index) {
+    std::int64_t offset = 0;
+    for (int k = 0; k < index.rank(); ++k) offset += index[k] * v.strides()[k];
+    d.values.push_back(static_cast<W>(v.data()[offset]));
+  });
+  return d;
+}
+
+/// The whole value of `e`.
+template <class Ctx, class E>
+dense<wide_t<E>> evaluate(Ctx& ctx, const E& e) {
+  using W = wide_t<E>;
+  if constexpr (is_constant_node<E>) {
+    return {shape{}, {static_cast<W>(e.value)}};
+  } else if constexpr (is_pointwise_node<E>) {
+    const auto operands = hana::transform(e.args, [&](const auto& a) { return evaluate(ctx, a); });
+    shape sizes;
+    hana::for_each(operands, [&](const auto& o) { sizes = broadcast_shapes(sizes, o.sizes); });
+    dense<W> result{sizes, {}};
+    result.values.reserve(static_cast<std::size_t>(sizes.numel()));
+    for_each_index(sizes, [&](const shape& index) {
+      result.values.push_back([&]<std::size_t... I>(std::index_sequence<I...>) {
+        return static_cast<W>(E::op::apply(static_cast<compute_t<wide_numerics, E::template operand_dtype<I>>>(
+            hana::at_c<I>(operands).values[broadcast_position(hana::at_c<I>(operands).sizes, index)])...));
+      }(std::make_index_sequence<E::op::arity>{}));
+    });
+    return result;
+  } else if constexpr (is_reduction_node<E>) {
+    using acc_type = compute_t<wide_numerics, E::input_dtype>;
+    const auto in = evaluate(ctx, e.arg);
+    const unsigned mask = detail::reduced_axes_mask<E>(in.sizes.rank());
+    shape kept = in.sizes, reduced = in.sizes;
+    for (int d = 0; d < in.sizes.rank(); ++d) (mask & (1u << d) ? kept : reduced)[d] = 1;
+    dense<W> result{detail::reduced_shape<E>(in.sizes), {}};
+    for_each_index(kept, [&](const shape& out_index) {
+      typename E::op_type::template state<acc_type> state{};
+      std::int64_t position = 0;
+      for_each_index(reduced, [&](const shape& r) {
+        shape index = out_index;
+        for (int d = 0; d < index.rank(); ++d) index[d] += r[d];
+        e.op.add(state, static_cast<acc_type>(in.values[broadcast_position(in.sizes, index)]), position++);
+      });
+      result.values.push_back(static_cast<W>(e.op.finish(state, reduced.numel())));
+    });
+    return result;
+  } else if constexpr (requires { e.view; }) {
+    return read_view<W>(e.view);
+  } else if constexpr (requires { E::access_mode; }) {
+    return read_view<W>(ctx.leaves.template slot<E>().view);
+  } else {
+    return {shape{}, {static_cast<W>(ctx.leaves.template slot<E>().value)}};
+  }
+}
+
+template <class P, class S>
+void run_statement(const S& s, detail::bound_leaves<P>& leaves) {
+  detail::statement_context<P, typename S::value_type> ctx{leaves, device::cpu};
+  detail::prepare_statement<P>(s, ctx);
+  const auto value = evaluate(ctx, s.value);
+  auto& target = leaves.template slot<typename S::target_type>().view;
+  using T = typename S::target_type::element_type;
+  for_each_index(target.sizes(), [&](const shape& index) {
+    std::int64_t offset = 0;
+    for (int k = 0; k < index.rank(); ++k) offset += index[k] * target.strides()[k];
+    const std::int64_t position =
+        value.sizes.rank() > index.rank() ? broadcast_position(detail::fit_rank(value.sizes, index.rank()), index)
+                                          : broadcast_position(value.sizes, index);
+    target.data()[offset] = static_cast<T>(value.values[position]);
+  });
+}
+
+}  // namespace reference_detail
+
+/// Runs `prog` with the reference interpreter on CPU tensors: the same
+/// bindings and checks as `prog.run(fx::cpu, ...)`, results in double
+/// precision rounded to the targets' dtypes.
+template <class... Statements, class... Bindings>
+void run_reference(const program<Statements...>& prog, const Bindings&... bindings) {
+  using P = program<Statements...>;
+  auto leaves = detail::bind_leaves(prog, device::cpu, bindings...);
+  hana::for_each(prog.statements, [&](const auto& s) { reference_detail::run_statement<P>(s, leaves); });
+}
+
+}  // namespace fusedsl
