@@ -2,7 +2,7 @@
 /// Expressions as text, in the DSL's own spelling: `exp(x - max(x, axis<1>))`.
 /// Error messages and `explain` use it to name operands.
 #pragma once
-#include <fusedsl/core/hana.hpp>  // hana: operands and type lists
+#include <fusedsl/core/hana.hpp>  // hana: operands
 #include <sstream>  // std::ostringstream
 #include <string>   // std::string
 
@@ -12,13 +12,29 @@
 
 namespace fusedsl {
 
-template <class E>
-  requires expression<E>
-std::string to_string(const E& e);
-
 namespace detail {
+/// C++ precedence of an infix operator symbol (higher binds tighter).
+constexpr int precedence(std::string_view symbol) {
+  if (symbol == "*" || symbol == "/") return 6;
+  if (symbol == "+" || symbol == "-") return 5;
+  if (symbol == "<" || symbol == "<=" || symbol == ">" || symbol == ">=") return 4;
+  if (symbol == "==" || symbol == "!=") return 3;
+  if (symbol == "&&") return 2;
+  return 1;  // ||
+}
+/// Operands of prefix operators and function calls, and leaves.
+inline constexpr int atom_precedence = 7;
+
+/// Text of an expression and the precedence of its outermost operator.
+struct printed {
+  std::string text;
+  int precedence;
+  /// The text, in parentheses when it binds looser than `needed`.
+  std::string at_least(int needed) const { return precedence < needed ? "(" + text + ")" : text; }
+};
+
 template <class T>
-std::string constant_text(T value) {
+std::string number_text(T value) {
   if constexpr (std::is_same_v<T, bool>) return value ? "true" : "false";
   else {
     std::ostringstream text;
@@ -26,6 +42,7 @@ std::string constant_text(T value) {
     return text.str();
   }
 }
+
 template <int... Axes>
 std::string axes_text(axes_t<Axes...>) {
   if constexpr (sizeof...(Axes) == 1) return ((", axis<" + std::to_string(Axes) + ">") + ...);
@@ -36,41 +53,50 @@ std::string axes_text(axes_t<Axes...>) {
     return text + ">";
   }
 }
+
+template <class E>
+printed print(const E& e) {
+  if constexpr (is_kind<E, kind::pointwise>) {
+    using Op = typename E::op;
+    if constexpr (Op::symbol != nullptr && Op::arity == 2) {
+      const int p = precedence(Op::symbol);
+      return {print(hana::at_c<0>(e.args)).at_least(p) + " " + Op::symbol + " " +
+                  print(hana::at_c<1>(e.args)).at_least(p + 1),
+              p};
+    } else if constexpr (std::is_same_v<Op, ops::neg> || std::is_same_v<Op, ops::logical_not>) {
+      return {(std::is_same_v<Op, ops::neg> ? "-" : "!") + print(hana::at_c<0>(e.args)).at_least(atom_precedence),
+              atom_precedence};
+    } else {
+      std::string operands;
+      hana::for_each(e.args, [&](const auto& a) { operands += (operands.empty() ? "" : ", ") + print(a).text; });
+      if constexpr (requires { typename Op::is_cast; })
+        return {std::string("cast<") + name(E::value_dtype) + ">(" + operands + ")", atom_precedence};
+      else
+        return {std::string(Op::name) + "(" + operands + ")", atom_precedence};
+    }
+  } else if constexpr (is_kind<E, kind::reduction>) {
+    std::string options = E::axes_type::count ? axes_text(typename E::axes_type{}) : std::string();
+    if constexpr (requires { e.op.correction; })
+      if (e.op.correction != 1) options += ", correction " + number_text(e.op.correction);
+    if (!E::keep_axes) options += ", drop_axes";
+    return {std::string(E::op_type::name) + "(" + print(e.arg).text + options + ")", atom_precedence};
+  } else if constexpr (requires { E::name; }) {
+    return {std::string(E::name.view()), atom_precedence};
+  } else if constexpr (requires { e.value; }) {
+    return {number_text(e.value), atom_precedence};
+  } else {
+    return {"tensor" + to_string(e.view.sizes()), atom_precedence};
+  }
+}
 }  // namespace detail
 
-/// The expression in DSL spelling. Placeholders print their names, tensors
-/// used directly print as `tensor`.
+/// The expression in DSL spelling, with the parentheses C++ would need.
+/// Placeholders and params print their names; tensors used directly print
+/// as `tensor[sizes]`.
 template <class E>
   requires expression<E>
 std::string to_string(const E& e) {
-  if constexpr (requires { e.args; }) {
-    using Op = typename E::op;
-    std::string text;
-    hana::for_each(e.args, [&](const auto& a) { text += (text.empty() ? "" : ", ") + to_string(a); });
-    if constexpr (Op::symbol != nullptr && Op::arity == 2) {
-      const auto& a = hana::at_c<0>(e.args);
-      const auto& b = hana::at_c<1>(e.args);
-      return "(" + to_string(a) + " " + Op::symbol + " " + to_string(b) + ")";
-    } else if constexpr (std::is_same_v<Op, ops::neg>) {
-      return "-" + text;
-    } else if constexpr (std::is_same_v<Op, ops::logical_not>) {
-      return "!" + text;
-    } else if constexpr (requires { typename Op::is_cast; }) {
-      return std::string("cast<") + name(E::value_dtype) + ">(" + text + ")";
-    } else {
-      return std::string(Op::name) + "(" + text + ")";
-    }
-  } else if constexpr (requires { e.op; e.arg; }) {
-    return std::string(E::op_type::name) + "(" + to_string(e.arg) +
-           (E::axes_type::count ? detail::axes_text(typename E::axes_type{}) : std::string()) +
-           (E::keep_axes ? "" : ", drop_axes") + ")";
-  } else if constexpr (requires { e.value; } && !requires { E::name; }) {
-    return detail::constant_text(e.value);
-  } else if constexpr (requires { E::name; }) {
-    return std::string(E::name.view());
-  } else {
-    return "tensor";
-  }
+  return detail::print(e).text;
 }
 
 }  // namespace fusedsl
