@@ -1,0 +1,79 @@
+/// @file dep.hpp
+/// Dependencies of scheduler nodes: MemoryDep, StarDep and WeakDep, as Inductor has them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fusedsl {
+
+/// The three kinds of dependency a node can have on a buffer.
+enum class dep_kind : unsigned char {
+  memory,  ///< MemoryDep: reads/writes `buffer` at a known index formula over known loop sizes
+  star,    ///< StarDep: touches the whole buffer in an unknown pattern
+  weak,    ///< WeakDep: ordering only (a later in-place update must wait for this reader)
+};
+
+/// A dependency as the user describes it: buffer and index by name.
+struct dep_spec {
+  dep_kind kind = dep_kind::memory;
+  std::string buffer;                   ///< buffer read or written
+  std::string index;                    ///< index formula over `var_names` (memory only)
+  std::vector<std::int64_t> sizes;      ///< loop sizes of the variables (memory only)
+  std::vector<std::string> var_names;   ///< spelling of the variables; empty means d0, d1, ...
+  std::int64_t bytes = 0;               ///< size hint of the access in bytes (fusion score)
+  std::string mutating_buf;             ///< buffer whose in-place update this orders (weak only)
+};
+
+/// MemoryDep(buffer, index, sizes) touching `bytes` bytes; variables are d0, d1, ... unless named.
+constexpr dep_spec memory_dep(std::string buffer, std::string index, std::vector<std::int64_t> sizes,
+                              std::int64_t bytes, std::vector<std::string> var_names = {}) {
+  return dep_spec{dep_kind::memory, std::move(buffer), std::move(index), std::move(sizes),
+                  std::move(var_names), bytes, {}};
+}
+
+/// StarDep(buffer): the whole buffer, pattern unknown (extern kernels, in-place updates).
+constexpr dep_spec star_dep(std::string buffer, std::int64_t bytes = 0) {
+  return dep_spec{dep_kind::star, std::move(buffer), {}, {}, {}, bytes, {}};
+}
+
+/// WeakDep(buffer, mutating_buf): run after the node writing `buffer`, because the node
+/// writing `mutating_buf` updates in place something that node reads.
+constexpr dep_spec weak_dep(std::string buffer, std::string mutating_buf) {
+  return dep_spec{dep_kind::weak, std::move(buffer), {}, {}, {}, 1, std::move(mutating_buf)};
+}
+
+/// One interned index access: the loop sizes and the formula, analysed.
+/// Two MemoryDeps on the same buffer are equal exactly when their accesses are.
+struct access {
+  std::string text;                    ///< index with variables renamed d0, d1, ... in order
+  std::vector<std::int64_t> sizes;     ///< loop sizes, one per variable
+  bool indirect = false;               ///< index goes through a loaded value: never fusable
+  bool evaluable = false;              ///< strides/offset known
+  bool affine = false;                 ///< index == offset + sum(strides[i] * d_i)
+  std::int64_t offset = 0;
+  std::vector<std::int64_t> strides;   ///< per variable
+
+  /// Affine formulas compare by value (as sympy would); others by text.
+  constexpr bool operator==(const access& o) const {
+    if (affine != o.affine || sizes != o.sizes) return false;
+    return affine ? (offset == o.offset && strides == o.strides) : text == o.text;
+  }
+};
+
+/// An interned dependency. Deps are compared by id: same kind, buffer, access and mutating buffer.
+struct dep {
+  dep_kind kind = dep_kind::memory;
+  int buffer = -1;         ///< buffer id
+  int access = -1;         ///< access id (memory only)
+  int mutating = -1;       ///< buffer id of the mutation this orders (weak only)
+  std::int64_t bytes = 0;  ///< size hint in bytes
+
+  /// Identity ignores the size hint, as Inductor's dataclass equality does.
+  constexpr bool operator==(const dep& o) const {
+    return kind == o.kind && buffer == o.buffer && access == o.access && mutating == o.mutating;
+  }
+};
+
+}  // namespace fusedsl

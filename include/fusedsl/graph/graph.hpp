@@ -1,0 +1,521 @@
+/// @file graph.hpp
+/// The run-time (and compile-time) graph of scheduler nodes: buffers, deps, users,
+/// topological order, ancestors, in-place updates and dead-node elimination.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fusedsl/core/error.hpp>
+#include <fusedsl/graph/dep.hpp>
+#include <fusedsl/graph/detail/index_expr.hpp>
+#include <fusedsl/graph/detail/intern.hpp>
+#include <fusedsl/graph/node.hpp>
+
+namespace fusedsl {
+
+namespace detail {
+struct access_hash {
+  constexpr std::uint64_t operator()(const access& a) const {
+    std::uint64_t h = hash_mix(a.affine ? 1 : 2, a.sizes.size());
+    for (auto s : a.sizes) h = hash_mix(h, static_cast<std::uint64_t>(s));
+    if (a.affine) {
+      h = hash_mix(h, static_cast<std::uint64_t>(a.offset));
+      for (auto s : a.strides) h = hash_mix(h, static_cast<std::uint64_t>(s));
+    } else {
+      h = hash_mix(h, hash_bytes(a.text));
+    }
+    return h;
+  }
+};
+struct dep_hash {
+  constexpr std::uint64_t operator()(const dep& d) const {
+    std::uint64_t h = hash_mix(static_cast<std::uint64_t>(d.kind), static_cast<std::uint64_t>(d.buffer));
+    h = hash_mix(h, static_cast<std::uint64_t>(d.access + 1));
+    return hash_mix(h, static_cast<std::uint64_t>(d.mutating + 1));
+  }
+};
+
+/// Bytes per element of a dtype spelled as PyTorch prints it; 4 when unknown.
+constexpr std::int64_t dtype_itemsize(std::string_view t) {
+  if (t.starts_with("torch.")) t.remove_prefix(6);
+  if (t == "float64" || t == "double" || t == "int64" || t == "long" || t == "complex64" || t == "uint64") return 8;
+  if (t == "float16" || t == "half" || t == "bfloat16" || t == "int16" || t == "uint16") return 2;
+  if (t == "int8" || t == "uint8" || t == "bool" || t.starts_with("float8")) return 1;
+  return 4;
+}
+}  // namespace detail
+
+/// One user of a buffer; `weak` users only order themselves after the writer.
+struct buffer_user {
+  int node = -1;
+  bool weak = false;
+};
+
+/// What the graph knows about one buffer.
+struct buffer_info {
+  int producer = -1;                ///< node writing it; -1 for graph inputs
+  std::vector<buffer_user> users;   ///< distinct reading nodes
+  bool output = false;              ///< a graph output (never eliminated, always materialized)
+  std::int64_t bytes = 0;           ///< size hint of the written buffer
+  int dtype = -1;                   ///< interned dtype of the producer, -1 when unknown
+  int real = -1;                    ///< for in-place results: the buffer originally updated
+  int renamed = -1;                 ///< the buffer that replaced this one by an in-place update
+};
+
+/// A node of a finalized graph. Node ids are positions in topological order.
+struct graph_node {
+  std::string name;
+  node_kind kind = node_kind::pointwise;
+  int device = 0;
+  std::int64_t numel = 1, rnumel = 1;
+  std::vector<int> reads, writes;      ///< dep ids in order, without repeats
+  std::vector<int> buffers;            ///< buffer ids written
+  std::vector<std::string> members;    ///< names reported for it in plans
+  int dtype = -1;
+  std::vector<int> unmet;              ///< read deps on buffers that some node writes
+  std::vector<int> preds;              ///< writers of `unmet`, ascending, without repeats
+  std::vector<int> users;              ///< nodes reading any of `buffers`, ascending
+  std::vector<std::int64_t> ranges;    ///< loop sizes: pointwise ranges then reduction ranges
+  std::size_t pointwise_ranges = 0;    ///< how many of `ranges` are pointwise
+  int mutates = -1;                    ///< buffer this node updates in place, -1 if none
+
+  constexpr bool is_reduction() const { return kind == node_kind::reduction; }
+};
+
+/// A graph of scheduler nodes. Build it with add_node/add_output, then finalize().
+/// Works the same in constant evaluation (for graphs lowered from C++ programs) and at
+/// run time (for graphs loaded from files); malformed graphs throw fusedsl::error.
+class graph {
+ public:
+  /// Adds a node; returns its position in insertion order.
+  constexpr int add_node(node_spec spec) {
+    finalized_ = false;
+    specs_.push_back(std::move(spec));
+    return static_cast<int>(specs_.size()) - 1;
+  }
+  /// Marks a buffer as a graph output: it is always materialized and never eliminated.
+  constexpr void add_output(std::string buffer) {
+    finalized_ = false;
+    output_names_.push_back(std::move(buffer));
+  }
+
+  /// Validates the nodes and computes buffers, deps, users, order and in-place renames.
+  /// Nodes are put in topological order (keeping insertion order where it already is one).
+  constexpr void finalize();
+  /// True after finalize() and before the next change.
+  constexpr bool finalized() const { return finalized_; }
+
+  /// Number of nodes.
+  constexpr int size() const { return static_cast<int>(nodes_.size()); }
+  /// Node `i` (topological position).
+  constexpr const graph_node& node(int i) const { return nodes_[static_cast<std::size_t>(i)]; }
+  /// Node id by name, -1 if absent.
+  constexpr int find_node(std::string_view name) const { return node_names_.find(std::string(name)); }
+  /// Number of buffers (inputs included).
+  constexpr int buffer_count() const { return buffer_names_.size(); }
+  /// Buffer id by name, -1 if absent.
+  constexpr int find_buffer(std::string_view name) const { return buffer_names_.find(std::string(name)); }
+  /// Name of buffer `b`.
+  constexpr const std::string& buffer_name(int b) const { return buffer_names_[b]; }
+  /// Facts about buffer `b`.
+  constexpr const buffer_info& buffer(int b) const { return buffers_[static_cast<std::size_t>(b)]; }
+  /// Name of device `d`.
+  constexpr const std::string& device_name(int d) const { return devices_[d]; }
+  /// Dep by id.
+  constexpr const dep& get_dep(int id) const { return deps_[id]; }
+  /// Number of distinct deps.
+  constexpr int dep_count() const { return deps_.size(); }
+  /// Access by id.
+  constexpr const access& get_access(int id) const { return accesses_[id]; }
+  /// Id of an existing dep equal to `d`, or -1.
+  constexpr int find_dep(const dep& d) const { return deps_.find(d); }
+  /// Number of distinct accesses.
+  constexpr int access_count() const { return accesses_.size(); }
+  /// Id of an existing access equal to `a`, or -1.
+  constexpr int find_access(const access& a) const { return accesses_.find(a); }
+  /// Name of dtype `t` ("" when unknown).
+  constexpr std::string dtype_name(int t) const { return t < 0 ? std::string() : dtypes_[t]; }
+  /// Graph outputs as given.
+  constexpr const std::vector<std::string>& output_names() const { return output_names_; }
+  /// The nodes as given (topological order after finalize()).
+  constexpr const std::vector<node_spec>& specs() const { return specs_; }
+
+  /// The latest name of buffer `b` after in-place updates (Inductor's mutation_renames).
+  constexpr int rename(int b) const {
+    for (int guard = 0; b >= 0 && buffers_[static_cast<std::size_t>(b)].renamed >= 0 && guard <= size(); ++guard)
+      b = buffers_[static_cast<std::size_t>(b)].renamed;
+    return b;
+  }
+  /// The buffer originally updated by the in-place chain that produced `b` (itself otherwise).
+  constexpr int real_name(int b) const {
+    int r = buffers_[static_cast<std::size_t>(b)].real;
+    return r >= 0 ? r : b;
+  }
+
+  /// True when there is a path a -> ... -> b (a is an ancestor of b).
+  constexpr bool is_ancestor(int a, int b) const {
+    if (a >= b) return false;
+    std::vector<char> seen(static_cast<std::size_t>(b + 1), 0);
+    std::vector<int> stack(nodes_[static_cast<std::size_t>(b)].preds);
+    while (!stack.empty()) {
+      int v = stack.back();
+      stack.pop_back();
+      if (v == a) return true;
+      if (v < a || seen[static_cast<std::size_t>(v)]) continue;
+      seen[static_cast<std::size_t>(v)] = 1;
+      for (int p : nodes_[static_cast<std::size_t>(v)].preds) stack.push_back(p);
+    }
+    return false;
+  }
+  /// All ancestors of node `n`, ascending.
+  constexpr std::vector<int> ancestors(int n) const {
+    std::vector<char> seen(static_cast<std::size_t>(n + 1), 0);
+    std::vector<int> stack(nodes_[static_cast<std::size_t>(n)].preds), out;
+    while (!stack.empty()) {
+      int v = stack.back();
+      stack.pop_back();
+      if (seen[static_cast<std::size_t>(v)]) continue;
+      seen[static_cast<std::size_t>(v)] = 1;
+      out.push_back(v);
+      for (int p : nodes_[static_cast<std::size_t>(v)].preds) stack.push_back(p);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  /// Removes nodes none of whose buffers is needed (only weak users or none, not an
+  /// output), repeatedly, as Inductor's dead_node_elimination does; drops WeakDeps on
+  /// removed nodes. Returns the names removed. The graph is finalized again.
+  constexpr std::vector<std::string> eliminate_dead_nodes();
+
+  /// Human-readable form of a dep, e.g. MemoryDep(buf0, 4096*d0 + d1, [1024, 4096]).
+  constexpr std::string dep_to_string(int id) const {
+    const dep& d = deps_[id];
+    std::string s;
+    if (d.kind == dep_kind::memory) {
+      const access& a = accesses_[d.access];
+      s = "MemoryDep(" + buffer_names_[d.buffer] + ", " + a.text + ", [";
+      for (std::size_t i = 0; i < a.sizes.size(); ++i) s += (i ? ", " : "") + detail::to_decimal(a.sizes[i]);
+      s += "])";
+    } else if (d.kind == dep_kind::star) {
+      s = "StarDep(" + buffer_names_[d.buffer] + ")";
+    } else {
+      s = "WeakDep(" + buffer_names_[d.buffer] + ", mutating=" + buffer_names_[d.mutating] + ")";
+    }
+    return s;
+  }
+
+ private:
+  constexpr int compile_dep(const node_spec& n, const dep_spec& d);
+  constexpr void order_topologically();
+  constexpr void infer_mutation(int i);
+
+  std::vector<node_spec> specs_;
+  std::vector<std::string> output_names_;
+  std::vector<graph_node> nodes_;
+  detail::string_table node_names_, buffer_names_, devices_, dtypes_;
+  detail::interner<access, detail::access_hash> accesses_;
+  detail::interner<dep, detail::dep_hash> deps_;
+  std::vector<buffer_info> buffers_;
+  bool finalized_ = false;
+};
+
+constexpr int graph::compile_dep(const node_spec& n, const dep_spec& d) {
+  dep out;
+  out.kind = d.kind;
+  out.buffer = buffer_names_.intern(d.buffer);
+  out.bytes = d.bytes;
+  if (d.buffer.empty()) throw error("node " + n.name + ": a dep has an empty buffer name");
+  if (d.kind == dep_kind::memory) {
+    std::vector<std::string> vars = d.var_names;
+    if (vars.empty())
+      for (std::size_t i = 0; i < d.sizes.size(); ++i) vars.push_back("d" + detail::to_decimal(static_cast<std::int64_t>(i)));
+    if (vars.size() != d.sizes.size())
+      throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has " +
+                  detail::to_decimal(static_cast<std::int64_t>(d.sizes.size())) + " sizes but " +
+                  detail::to_decimal(static_cast<std::int64_t>(vars.size())) + " var_names");
+    if (d.index.empty()) throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has an empty index");
+    for (auto s : d.sizes)
+      if (s < 0) throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has a negative size");
+    access a;
+    a.text = detail::canonical_index(d.index, vars);
+    a.sizes = d.sizes;
+    auto info = detail::analyse_index(a.text, vars.size());
+    a.indirect = info.indirect;
+    a.evaluable = info.evaluable;
+    a.affine = info.affine;
+    a.offset = info.offset;
+    a.strides = std::move(info.strides);
+    out.access = accesses_.intern(a);
+  } else if (d.kind == dep_kind::weak) {
+    if (d.mutating_buf.empty()) throw error("node " + n.name + ": WeakDep on " + d.buffer + " has no mutating_buf");
+    out.mutating = buffer_names_.intern(d.mutating_buf);
+  }
+  return deps_.intern(out);
+}
+
+constexpr void graph::order_topologically() {
+  // Writers by buffer name, over the specs as given.
+  const std::size_t n = specs_.size();
+  detail::string_table names;
+  std::vector<int> writer;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& s = specs_[i];
+    if (s.name.empty()) throw error("a node has an empty name");
+    if (names.find(s.name) >= 0) throw error("node " + s.name + ": duplicate node name");
+    names.intern(s.name);
+  }
+  detail::string_table bufs;
+  auto written = [](const node_spec& s) {
+    std::vector<std::string> out = s.buffers;
+    if (out.empty())
+      for (const auto& w : s.writes)
+        if (std::find(out.begin(), out.end(), w.buffer) == out.end()) out.push_back(w.buffer);
+    return out;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& b : written(specs_[i])) {
+      int id = bufs.intern(b);
+      if (static_cast<std::size_t>(id) < writer.size()) {
+        throw error("node " + specs_[i].name + ": buffer " + b + " is also written by node " +
+                    specs_[static_cast<std::size_t>(writer[static_cast<std::size_t>(id)])].name);
+      }
+      writer.push_back(static_cast<int>(i));
+    }
+  std::vector<std::vector<int>> preds(n);
+  bool sorted = true;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& r : specs_[i].reads) {
+      int b = bufs.find(r.buffer);
+      if (b < 0) continue;
+      int w = writer[static_cast<std::size_t>(b)];
+      if (w == static_cast<int>(i)) continue;
+      preds[i].push_back(w);
+      if (w > static_cast<int>(i)) sorted = false;
+    }
+  if (sorted) return;
+  // Kahn's algorithm, smallest insertion index first, so a nearly sorted graph stays put.
+  std::vector<std::vector<int>> succ(n);
+  std::vector<int> indeg(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int p : preds[i]) {
+      succ[static_cast<std::size_t>(p)].push_back(static_cast<int>(i));
+      ++indeg[i];
+    }
+  std::vector<int> heap, order;
+  auto greater = [](int a, int b) { return a > b; };
+  for (std::size_t i = 0; i < n; ++i)
+    if (indeg[i] == 0) heap.push_back(static_cast<int>(i));
+  std::make_heap(heap.begin(), heap.end(), greater);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), greater);
+    int v = heap.back();
+    heap.pop_back();
+    order.push_back(v);
+    for (int s : succ[static_cast<std::size_t>(v)])
+      if (--indeg[static_cast<std::size_t>(s)] == 0) {
+        heap.push_back(s);
+        std::push_heap(heap.begin(), heap.end(), greater);
+      }
+  }
+  if (order.size() != n) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (indeg[i] > 0) throw error("node " + specs_[i].name + ": reads: dependency cycle through this node");
+  }
+  std::vector<node_spec> out;
+  out.reserve(n);
+  for (int v : order) out.push_back(std::move(specs_[static_cast<std::size_t>(v)]));
+  specs_ = std::move(out);
+}
+
+// Which buffer, if any, node i updates in place. Inductor's dumps show an in-place
+// update as a StarDep read of the old buffer plus WeakDeps (mutating_buf = the node's
+// own buffer) on every earlier reader of it.
+constexpr void graph::infer_mutation(int i) {
+  graph_node& nd = nodes_[static_cast<std::size_t>(i)];
+  int weak_mutating = -1, weak_target = -1;
+  std::vector<int> stars;
+  for (int r : nd.reads) {
+    const dep& d = deps_[r];
+    if (d.kind == dep_kind::star) stars.push_back(d.buffer);
+    if (d.kind == dep_kind::weak && weak_mutating < 0 &&
+        std::find(nd.buffers.begin(), nd.buffers.end(), d.mutating) != nd.buffers.end()) {
+      weak_mutating = d.mutating;
+      weak_target = d.buffer;
+    }
+  }
+  int updated = -1;
+  if (weak_mutating >= 0) {
+    int prev = buffers_[static_cast<std::size_t>(weak_target)].producer;
+    if (prev >= 0)
+      for (int s : stars)
+        for (int r : nodes_[static_cast<std::size_t>(prev)].reads)
+          if (updated < 0 && deps_[r].buffer == s) updated = s;
+    if (updated < 0 && stars.size() == 1) updated = stars[0];
+  } else if (stars.size() == 1 && (nd.kind == node_kind::pointwise || nd.kind == node_kind::reduction)) {
+    updated = stars[0];
+  }
+  if (updated < 0 || nd.buffers.empty()) return;
+  int result = weak_mutating >= 0 ? weak_mutating : nd.buffers[0];
+  nd.mutates = updated;
+  int real = real_name(updated);
+  buffers_[static_cast<std::size_t>(result)].real = real;
+  buffers_[static_cast<std::size_t>(updated)].renamed = result;
+  if (real != result) buffers_[static_cast<std::size_t>(real)].renamed = result;
+}
+
+constexpr void graph::finalize() {
+  order_topologically();
+  nodes_.clear();
+  node_names_ = {};
+  buffer_names_ = {};
+  devices_ = {};
+  dtypes_ = {};
+  accesses_ = {};
+  deps_ = {};
+  buffers_.clear();
+  auto grow_buffers = [&] { buffers_.resize(static_cast<std::size_t>(buffer_names_.size())); };
+  auto add_unique = [](std::vector<int>& v, int x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+  };
+
+  for (const auto& s : specs_) {
+    graph_node nd;
+    nd.name = s.name;
+    node_names_.intern(s.name);
+    nd.kind = s.kind;
+    nd.device = devices_.intern(s.device);
+    nd.numel = s.numel;
+    nd.rnumel = s.rnumel;
+    if (s.numel < 0 || s.rnumel < 0) throw error("node " + s.name + ": group: negative numel or rnumel");
+    nd.dtype = s.dtype.empty() ? -1 : dtypes_.intern(s.dtype);
+    nd.members = s.members.empty() ? std::vector<std::string>{s.name} : s.members;
+    for (const auto& d : s.reads) add_unique(nd.reads, compile_dep(s, d));
+    for (const auto& d : s.writes) add_unique(nd.writes, compile_dep(s, d));
+    if (s.buffers.empty()) {
+      for (int w : nd.writes) add_unique(nd.buffers, deps_[w].buffer);
+    } else {
+      for (const auto& b : s.buffers) add_unique(nd.buffers, buffer_names_.intern(b));
+    }
+    grow_buffers();
+    int id = static_cast<int>(nodes_.size());
+    for (int b : nd.buffers) {
+      auto& bi = buffers_[static_cast<std::size_t>(b)];
+      bi.producer = id;
+      bi.dtype = nd.dtype;
+    }
+    for (int w : nd.writes) {
+      auto& bi = buffers_[static_cast<std::size_t>(deps_[w].buffer)];
+      bi.bytes = std::max(bi.bytes, deps_[w].bytes);
+    }
+    // Loop ranges: the longest MemoryDep sizes, split into pointwise and reduction parts.
+    const std::vector<std::int64_t>* longest = nullptr;
+    for (int r : nd.writes)
+      if (deps_[r].kind == dep_kind::memory && (!longest || accesses_[deps_[r].access].sizes.size() > longest->size()))
+        longest = &accesses_[deps_[r].access].sizes;
+    for (int r : nd.reads)
+      if (deps_[r].kind == dep_kind::memory && (!longest || accesses_[deps_[r].access].sizes.size() > longest->size()))
+        longest = &accesses_[deps_[r].access].sizes;
+    if (longest) {
+      std::int64_t prod = 1;
+      std::size_t k = 0;
+      while (k < longest->size() && prod != nd.numel) prod *= (*longest)[k++];
+      std::int64_t rest = 1;
+      for (std::size_t j = k; j < longest->size(); ++j) rest *= (*longest)[j];
+      if (prod == nd.numel && rest == nd.rnumel) {
+        nd.ranges = *longest;
+        nd.pointwise_ranges = k;
+      }
+    }
+    if (nd.ranges.empty() && nd.kind != node_kind::extern_kernel && nd.kind != node_kind::nop) {
+      nd.ranges.push_back(nd.numel);
+      nd.pointwise_ranges = 1;
+      if (nd.rnumel != 1) nd.ranges.push_back(nd.rnumel);
+    }
+    nodes_.push_back(std::move(nd));
+  }
+  for (std::size_t i = 0; i < nodes_.size(); ++i) infer_mutation(static_cast<int>(i));
+
+  // Users, unmet deps and predecessors.
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    graph_node& nd = nodes_[i];
+    for (int r : nd.reads) {
+      const dep& d = deps_[r];
+      auto& users = buffers_[static_cast<std::size_t>(d.buffer)].users;
+      bool weak = d.kind == dep_kind::weak;
+      auto it = std::find_if(users.begin(), users.end(), [&](const buffer_user& u) { return u.node == static_cast<int>(i); });
+      if (it == users.end()) users.push_back({static_cast<int>(i), weak});
+      else it->weak = it->weak && weak;
+      int p = buffers_[static_cast<std::size_t>(d.buffer)].producer;
+      if (p < 0 || p == static_cast<int>(i)) continue;
+      nd.unmet.push_back(r);
+      add_unique(nd.preds, p);
+      add_unique(nodes_[static_cast<std::size_t>(p)].users, static_cast<int>(i));
+    }
+    std::sort(nd.preds.begin(), nd.preds.end());
+  }
+  for (auto& nd : nodes_) std::sort(nd.users.begin(), nd.users.end());
+  for (const auto& o : output_names_) {
+    int b = buffer_names_.intern(o);
+    grow_buffers();
+    buffers_[static_cast<std::size_t>(rename(b))].output = true;
+  }
+  // An updated graph input is an output: its final version must reach memory.
+  for (int b = 0; b < buffer_names_.size(); ++b)
+    if (buffers_[static_cast<std::size_t>(b)].producer < 0 && buffers_[static_cast<std::size_t>(b)].renamed >= 0)
+      buffers_[static_cast<std::size_t>(rename(b))].output = true;
+  finalized_ = true;
+}
+
+constexpr std::vector<std::string> graph::eliminate_dead_nodes() {
+  if (!finalized_) finalize();
+  const int n = size();
+  std::vector<char> removed(static_cast<std::size_t>(n), 0);
+  // Live (non-weak) uses per buffer, from nodes not removed.
+  std::vector<int> live(buffers_.size(), 0);
+  for (std::size_t b = 0; b < buffers_.size(); ++b)
+    for (const auto& u : buffers_[b].users)
+      if (!u.weak) ++live[b];
+  std::vector<std::string> names;
+  for (int i = n - 1; i >= 0; --i) {
+    const graph_node& nd = nodes_[static_cast<std::size_t>(i)];
+    bool active = false;
+    for (int b : nd.buffers)
+      if (buffers_[static_cast<std::size_t>(b)].output || live[static_cast<std::size_t>(b)] > 0) active = true;
+    if (active) continue;
+    removed[static_cast<std::size_t>(i)] = 1;
+    names.push_back(nd.name);
+    std::vector<int> seen;
+    for (int r : nd.reads) {
+      const dep& d = deps_[r];
+      if (d.kind == dep_kind::weak || std::find(seen.begin(), seen.end(), d.buffer) != seen.end()) continue;
+      seen.push_back(d.buffer);
+      for (const auto& u : buffers_[static_cast<std::size_t>(d.buffer)].users)
+        if (u.node == i && !u.weak) --live[static_cast<std::size_t>(d.buffer)];
+    }
+  }
+  if (names.empty()) return names;
+  std::vector<node_spec> kept;
+  std::vector<std::string> dead_buffers;
+  for (int i = 0; i < n; ++i) {
+    if (removed[static_cast<std::size_t>(i)])
+      for (int b : nodes_[static_cast<std::size_t>(i)].buffers) dead_buffers.push_back(buffer_names_[b]);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (removed[static_cast<std::size_t>(i)]) continue;
+    node_spec s = std::move(specs_[static_cast<std::size_t>(i)]);
+    std::erase_if(s.reads, [&](const dep_spec& d) {
+      return d.kind == dep_kind::weak && std::find(dead_buffers.begin(), dead_buffers.end(), d.buffer) != dead_buffers.end();
+    });
+    kept.push_back(std::move(s));
+  }
+  specs_ = std::move(kept);
+  finalize();
+  return names;
+}
+
+}  // namespace fusedsl

@@ -1,0 +1,215 @@
+/// @file inductor.hpp
+/// Loading PyTorch Inductor scheduler-node dumps (what Scheduler.fuse_nodes received and
+/// returned) into a fusedsl::graph, ready for fuse_nodes with the default inductor_policy.
+#pragma once
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fusedsl/core/error.hpp>
+#include <fusedsl/graph/graph.hpp>
+#include <fusedsl/interop/detail/json.hpp>
+
+namespace fusedsl {
+
+/// A loaded dump: the graph, and Inductor's own answer for comparison.
+struct inductor_dump {
+  std::string workload;                               ///< what was compiled
+  std::string torch;                                  ///< PyTorch version
+  double fuse_nodes_ms = 0;                           ///< Inductor's own fuse_nodes time
+  graph g;                                            ///< finalized
+  std::vector<std::vector<std::string>> fused_groups; ///< Inductor's groups (empty if absent)
+};
+
+namespace detail::inductor {
+
+using json::value;
+
+struct reader {
+  std::string source;
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw error(source + ": " + where + ": " + what);
+  }
+  const value& need(const value& obj, std::string_view key, const std::string& where) const {
+    const value* v = obj.find(key);
+    if (!v) fail(where, "missing field \"" + std::string(key) + "\"");
+    return *v;
+  }
+  std::string str(const value& v, const std::string& where, std::string_view field) const {
+    if (!v.is_string()) fail(where, "field \"" + std::string(field) + "\" must be a string");
+    return v.text;
+  }
+  bool boolean(const value& obj, std::string_view key, const std::string& where) const {
+    const value& v = need(obj, key, where);
+    if (!v.is_bool()) fail(where, "field \"" + std::string(key) + "\" must be true or false");
+    return v.b;
+  }
+  // A non-negative integer given as a JSON number or as a decimal string (sizes are static).
+  std::int64_t integer(const value& v, const std::string& where, std::string_view field) const {
+    std::string_view t = v.text;
+    if (!(v.is_string() || v.is_number()) || t.empty()) fail(where, "field \"" + std::string(field) + "\": expected an integer");
+    std::int64_t r = 0;
+    for (char c : t) {
+      if (c < '0' || c > '9')
+        fail(where, "field \"" + std::string(field) + "\": bad number \"" + std::string(t) + "\" (expected a non-negative integer)");
+      if (r > (INT64_MAX - (c - '0')) / 10) fail(where, "field \"" + std::string(field) + "\": number too large");
+      r = r * 10 + (c - '0');
+    }
+    return r;
+  }
+  std::vector<std::string> names(const value& obj, std::string_view key, const std::string& where) const {
+    const value& v = need(obj, key, where);
+    if (!v.is_array()) fail(where, "field \"" + std::string(key) + "\" must be a list");
+    std::vector<std::string> out;
+    for (const auto& it : v.items) out.push_back(str(it, where, key));
+    return out;
+  }
+
+  dep_spec parse_dep(const value& v, const std::string& where) const {
+    if (!v.is_object()) fail(where, "a dep must be an object");
+    dep_spec d;
+    std::string kind = str(need(v, "kind", where), where, "kind");
+    d.buffer = str(need(v, "buffer", where), where, "buffer");
+    std::string at = where + " (" + kind + " on " + d.buffer + ")";
+    if (const value* b = v.find("bytes")) d.bytes = integer(*b, at, "bytes");
+    if (kind == "MemoryDep") {
+      d.kind = dep_kind::memory;
+      d.index = str(need(v, "index", at), at, "index");
+      const value& size = need(v, "size", at);
+      if (!size.is_array()) fail(at, "field \"size\" must be a list");
+      for (const auto& s : size.items) d.sizes.push_back(integer(s, at, "size"));
+      if (v.find("var_names")) d.var_names = names(v, "var_names", at);
+      if (!d.var_names.empty() && d.var_names.size() != d.sizes.size())
+        fail(at, "fields \"var_names\" and \"size\" differ in length");
+      if (!v.find("bytes")) fail(at, "missing field \"bytes\"");
+    } else if (kind == "StarDep") {
+      d.kind = dep_kind::star;
+    } else if (kind == "WeakDep") {
+      d.kind = dep_kind::weak;
+      d.mutating_buf = str(need(v, "mutating_buf", at), at, "mutating_buf");
+      if (!v.find("bytes")) d.bytes = 1;
+    } else {
+      fail(at, "field \"kind\": unknown dep kind \"" + kind + "\"");
+    }
+    return d;
+  }
+
+  node_spec parse_node(const value& v, std::size_t position) const {
+    std::string where = "nodes[" + std::to_string(position) + "]";
+    if (!v.is_object()) fail(where, "a node must be an object");
+    node_spec n;
+    n.name = str(need(v, "name", where), where, "name");
+    where = "node " + n.name;
+    std::string type = str(need(v, "type", where), where, "type");
+    bool reduction = boolean(v, "reduction", where);
+    bool is_template = boolean(v, "template", where);
+    bool is_extern = boolean(v, "extern", where);
+    bool foreach = boolean(v, "foreach", where);
+    if (type.find("Nop") != std::string::npos && !is_template) n.kind = node_kind::nop;
+    else if (is_template) n.kind = node_kind::template_kernel;
+    else if (is_extern || type.find("Extern") != std::string::npos) n.kind = node_kind::extern_kernel;
+    else if (foreach || type.find("Foreach") != std::string::npos) n.kind = node_kind::foreach;
+    else if (reduction) n.kind = node_kind::reduction;
+    else n.kind = node_kind::pointwise;
+    if (const value* dev = v.find("device"); dev && dev->is_string()) n.device = dev->text;
+    const value* group = v.find("group");
+    bool needs_group = n.kind != node_kind::extern_kernel && n.kind != node_kind::nop && n.kind != node_kind::foreach;
+    if (group && group->kind != value::type::null) {
+      if (!group->is_array() || group->items.size() != 2 || !group->items[1].is_array())
+        fail(where, "field \"group\" must be [device, [numel, rnumel]]");
+      n.device = str(group->items[0], where, "group");
+      const auto& sizes = group->items[1].items;
+      if (sizes.size() == 2) {
+        n.numel = integer(sizes[0], where, "group");
+        n.rnumel = integer(sizes[1], where, "group");
+      } else if (needs_group) {
+        fail(where, "field \"group\": expected [numel, rnumel]");
+      }
+    } else if (needs_group) {
+      fail(where, "missing field \"group\"");
+    }
+    if (n.kind == node_kind::reduction && n.rnumel <= 1 && needs_group)
+      fail(where, "field \"group\": a reduction needs rnumel > 1");
+    for (const char* key : {"reads", "writes"}) {
+      const value& list = need(v, key, where);
+      if (!list.is_array()) fail(where, "field \"" + std::string(key) + "\" must be a list");
+      for (std::size_t i = 0; i < list.items.size(); ++i) {
+        dep_spec d = parse_dep(list.items[i], where + ": " + key + "[" + std::to_string(i) + "]");
+        (std::string_view(key) == "reads" ? n.reads : n.writes).push_back(std::move(d));
+      }
+    }
+    n.buffers = names(v, "buffers", where);
+    if (v.find("members")) n.members = names(v, "members", where);
+    if (const value* t = v.find("dtype"); t && t->is_string()) n.dtype = t->text;
+    return n;
+  }
+};
+
+}  // namespace detail::inductor
+
+/// Loads a dump from JSON text. `source` names it in error messages. Malformed or
+/// inconsistent input (bad JSON, missing fields, bad numbers, unknown node names in
+/// users/ancestors, cycles, buffers written twice) throws fusedsl::error naming the
+/// node and the field.
+inline inductor_dump load_inductor_dump(std::string_view text, const std::string& source = "<memory>") {
+  using detail::json::value;
+  detail::inductor::reader rd{source};
+  value root = detail::json::parse(text, source);
+  if (!root.is_object()) rd.fail("top level", "expected an object");
+  inductor_dump out;
+  if (const value* w = root.find("workload"); w && w->is_string()) out.workload = w->text;
+  if (const value* t = root.find("torch"); t && t->is_string()) out.torch = t->text;
+  if (const value* ms = root.find("fuse_nodes_ms"); ms && ms->is_number()) out.fuse_nodes_ms = std::stod(ms->text);
+  const value& nodes = rd.need(root, "nodes", "top level");
+  if (!nodes.is_array()) rd.fail("top level", "field \"nodes\" must be a list");
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < nodes.items.size(); ++i) {
+    node_spec n = rd.parse_node(nodes.items[i], i);
+    names.push_back(n.name);
+    out.g.add_node(std::move(n));
+  }
+  auto known = [&](const std::string& nm) {
+    for (const auto& x : names)
+      if (x == nm) return true;
+    return false;
+  };
+  for (std::size_t i = 0; i < nodes.items.size(); ++i) {
+    const value& v = nodes.items[i];
+    for (const char* key : {"users", "ancestors"}) {
+      if (!v.find(key)) continue;
+      for (const auto& u : rd.names(v, key, "node " + names[i]))
+        if (u != "OUTPUT" && !known(u)) rd.fail("node " + names[i], "field \"" + std::string(key) + "\": unknown node \"" + u + "\"");
+    }
+  }
+  for (const auto& o : rd.names(root, "outputs", "top level")) out.g.add_output(o);
+  if (const value* fg = root.find("fused_groups")) {
+    if (!fg->is_array()) rd.fail("top level", "field \"fused_groups\" must be a list of lists");
+    for (const auto& grp : fg->items) {
+      if (!grp.is_array()) rd.fail("top level", "field \"fused_groups\" must be a list of lists");
+      std::vector<std::string> g;
+      for (const auto& nm : grp.items) g.push_back(rd.str(nm, "top level", "fused_groups"));
+      out.fused_groups.push_back(std::move(g));
+    }
+  }
+  try {
+    out.g.finalize();
+  } catch (const error& e) {
+    throw error(source + ": " + e.what());
+  }
+  return out;
+}
+
+/// Loads a dump from a file.
+inline inductor_dump load_inductor_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw error(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return load_inductor_dump(ss.str(), path);
+}
+
+}  // namespace fusedsl

@@ -1,0 +1,269 @@
+/// @file inductor_policy.hpp
+/// The default fusion policy: Inductor's heuristics (torch/_inductor/choices.py) and
+/// the SIMD backend's group rules (torch/_inductor/codegen/simd.py). Replace it by
+/// passing another type with the same members to fuse_nodes.
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <fusedsl/schedule/reason.hpp>
+#include <fusedsl/schedule/score.hpp>
+#include <fusedsl/schedule/state.hpp>
+
+namespace fusedsl {
+
+/// Inductor's choices + SIMD backend. Every member takes the scheduler `s` (for
+/// node, dep and graph queries) and two scheduler node ids a (first) and b (second).
+struct inductor_policy {
+  /// choices.score_fusion: template fusions last for prologues, then same reduction-ness
+  /// with shared data, bytes saved, buffer overlap, and closeness in the original order.
+  template <class S>
+  constexpr fusion_score score(const S& s, int a, int b) const {
+    const sched_node& A = s.node(a);
+    const sched_node& B = s.node(b);
+    auto m = s.score_fusion_memory(a, b);
+    fusion_score r;
+    r.memory_score = m.exact;
+    r.buffer_overlap_score = m.overlap;
+    std::int64_t d1 = A.min_order - B.max_order, d2 = B.min_order - A.max_order;
+    d1 = d1 < 0 ? -d1 : d1;
+    d2 = d2 < 0 ? -d2 : d2;
+    r.proximity_score = -(d1 > d2 ? d1 : d2);
+    if (B.template_kernel) r.template_score = 0;
+    else r.template_score = 1 + ((A.template_kernel == s.config().epilogue_fusion_first) && m.exact > 0 ? 1 : 0);
+    r.type_score = A.reduction == B.reduction && m.exact > 0;
+    return r;
+  }
+
+  /// Order of scores: true when x ranks below y.
+  constexpr bool less(const fusion_score& x, const fusion_score& y) const { return fusion_score_less(x, y); }
+
+  /// choices.can_fuse: heuristics for every pair (shared data, size, peak memory, I/O count).
+  template <class S>
+  constexpr why_no_fuse can_fuse(const S& s, int a, int b, std::int64_t shared) const {
+    const sched_node& A = s.node(a);
+    const sched_node& B = s.node(b);
+    const auto& cfg = s.config();
+    if (shared == 0 && (!cfg.aggressive_fusion || A.reduction || B.reduction)) return why_no_fuse::no_shared_data;
+    if (!A.foreach && !B.foreach && static_cast<int>(A.members.size() + B.members.size()) > cfg.max_fusion_size)
+      return why_no_fuse::exceeds_max_fusion;
+    if (cfg.peak_memory_guard && s.can_fusion_increase_peak_memory(a, b)) return why_no_fuse::peak_memory;
+    if (cfg.max_fusion_unique_io_buffers > 0 && s.too_many_io(a, b, cfg.max_fusion_unique_io_buffers))
+      return why_no_fuse::too_many_io;
+    return why_no_fuse::none;
+  }
+
+  /// choices.can_fuse_vertical: no extra heuristic.
+  template <class S>
+  constexpr why_no_fuse can_fuse_vertical(const S&, int, int, std::int64_t) const { return why_no_fuse::none; }
+
+  /// choices.can_fuse_horizontal: enough shared bytes, and not too far apart.
+  template <class S>
+  constexpr why_no_fuse can_fuse_horizontal(const S& s, int a, int b, std::int64_t shared) const {
+    const sched_node& A = s.node(a);
+    const sched_node& B = s.node(b);
+    if (shared < s.config().score_fusion_memory_threshold) return why_no_fuse::score_threshold;
+    std::int64_t d1 = A.min_order - B.max_order, d2 = B.min_order - A.max_order;
+    d1 = d1 < 0 ? -d1 : d1;
+    d2 = d2 < 0 ? -d2 : d2;
+    if ((d1 > d2 ? d1 : d2) > s.config().max_proximity) return why_no_fuse::too_far;
+    return why_no_fuse::none;
+  }
+
+  /// The backend's priority for a pair (lower is preferred); Inductor's SIMD backend has one level.
+  template <class S>
+  constexpr int priority(const S&, int, int) const { return 0; }
+
+  /// SIMDScheduling.can_fuse: (numel, rnumel) group rules and tiling compatibility.
+  template <class S>
+  constexpr why_no_fuse backend_can_fuse(const S& s, int a, int b) const {
+    const sched_node& A = s.node(a);
+    const sched_node& B = s.node(b);
+    if (A.foreach || B.foreach) return foreach_can_fuse(s, a, b);
+    if (A.reduction && B.reduction)
+      return A.numel == B.numel && A.rnumel == B.rnumel ? why_no_fuse::none : why_no_fuse::reduce_mismatch;
+    if (!A.reduction && !B.reduction) {
+      if (!(A.numel == B.numel && A.rnumel == B.rnumel)) {
+        if (!B.template_kernel) return why_no_fuse::nonreduce_mismatch;
+        // A prologue must match the group of the template's existing prologue nodes.
+        for (int m : B.members) {
+          const sched_node& M = s.node(m);
+          if (M.template_kernel) break;
+          if (M.numel != A.numel || M.rnumel != A.rnumel) return why_no_fuse::nonreduce_mismatch;
+        }
+      }
+      if (A.template_kernel || B.template_kernel) return why_no_fuse::none;
+      if (s.config().tiling_prevents_pointwise_fusion) {
+        auto t1 = select_tiling(s, A.members, A.numel, A.rnumel);
+        auto t2 = select_tiling(s, B.members, A.numel, A.rnumel);
+        std::vector<int> both = A.members;
+        both.insert(both.end(), B.members.begin(), B.members.end());
+        auto t3 = select_tiling(s, both, A.numel, A.rnumel);
+        bool ok = true;
+        if (t1.size() > 2) ok = t2.size() > 2 ? (t1 == t2 && t2 == t3) : t1 == t3;
+        else if (t2.size() > 2) ok = t2 == t3;
+        if (!ok) return why_no_fuse::tiling_mismatch;
+      }
+      return why_no_fuse::none;
+    }
+    // One pointwise side p, one reduction side r (Inductor swaps to put the pointwise first).
+    const bool a_pointwise = !A.reduction;
+    const sched_node& P = a_pointwise ? A : B;
+    const sched_node& R = a_pointwise ? B : A;
+    if (P.numel == R.numel * R.rnumel) {
+      std::vector<std::int64_t> groups{R.numel, R.rnumel};
+      for (int m : P.members)
+        if (!is_compatible(groups, s.ranges(m), s.pointwise_ranges(m), 1)) return why_no_fuse::rnumel_incompatible;
+      if (s.config().tiling_prevents_reduction_fusion && !P.template_kernel) {
+        auto t = select_tiling(s, P.members, P.numel, 1);
+        bool valid = t == std::vector<std::int64_t>{P.numel, 1} || t == std::vector<std::int64_t>{R.numel, R.rnumel, 1};
+        if (!valid) return why_no_fuse::invalid_reduction_tiling;
+      }
+      return why_no_fuse::none;
+    }
+    return P.numel == R.numel ? why_no_fuse::none : why_no_fuse::numel_incompatible;
+  }
+
+  /// SIMDKernel.is_compatible: can the loop `ranges` (pointwise part first) be split
+  /// across `groups` without a loop straddling two groups unevenly?
+  static constexpr bool is_compatible(const std::vector<std::int64_t>& groups, const std::vector<std::int64_t>& ranges,
+                                      std::size_t pointwise, std::int64_t reduction_numel) {
+    std::vector<std::int64_t> lengths(ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(pointwise));
+    if (pointwise == ranges.size()) {
+      std::int64_t pg = 1, pl = 1;
+      for (auto g : groups) pg *= g;
+      for (auto l : lengths) pl *= l;
+      if (pg == pl * reduction_numel) lengths.push_back(reduction_numel);
+    } else {
+      lengths.insert(lengths.end(), ranges.begin() + static_cast<std::ptrdiff_t>(pointwise), ranges.end());
+    }
+    std::vector<std::int64_t> remaining = groups;
+    std::size_t cur = 0;
+    for (auto size : lengths) {
+      if (size == 1) continue;
+      while (cur < remaining.size() && remaining[cur] == 1) ++cur;
+      if (cur >= remaining.size()) return false;
+      if (cur + 1 < remaining.size() && size > remaining[cur]) {
+        if (remaining[cur] == 0 || size % remaining[cur] != 0) return false;
+        std::int64_t size2 = size / remaining[cur];
+        remaining[cur] = 1;
+        if (remaining[cur + 1] % size2 != 0) return false;
+        remaining[cur + 1] /= size2;
+      } else {
+        if (remaining[cur] % size != 0) return false;
+        remaining[cur] /= size;
+      }
+    }
+    for (auto r : remaining)
+      if (r != 1) return false;
+    return true;
+  }
+
+  /// SIMDScheduling.select_tiling for pointwise kernels: the best-scored 2-D split of
+  /// the loops suggested by non-contiguous accesses that all nodes can use, else 1-D.
+  /// Returned as Inductor's tiling values: {numel, rnumel} or {y, x, rnumel}.
+  template <class S>
+  static constexpr std::vector<std::int64_t> select_tiling(const S& s, const std::vector<int>& nodes, std::int64_t numel,
+                                                           std::int64_t rnumel) {
+    std::vector<std::int64_t> fallback{numel, rnumel};
+    if (rnumel != 1) return fallback;  // reductions are not tiled (config.triton.tile_reductions)
+    std::vector<std::vector<std::int64_t>> tilings;
+    std::vector<std::int64_t> scores;
+    std::vector<int> seen_names;
+    bool seen_none = false;
+    auto add = [&](const std::vector<std::int64_t>& t, std::int64_t score) {
+      for (std::size_t i = 0; i < tilings.size(); ++i)
+        if (tilings[i] == t) {
+          scores[i] += score;
+          return;
+        }
+      tilings.push_back(t);
+      scores.push_back(score);
+    };
+    for (int m : nodes) {
+      const sched_node& M = s.node(m);
+      if (M.extern_kernel || M.nop || M.template_kernel || M.foreach) continue;
+      const auto& ranges = s.ranges(m);
+      std::size_t pw = s.pointwise_ranges(m);
+      if (pw <= 1 && ranges.size() - pw <= 1) continue;
+      std::vector<std::int64_t> pr(ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(pw));
+      std::int64_t total = 1;
+      for (auto r : ranges) total *= r;
+      if (!seen_none) {
+        seen_none = true;
+        add({numel, 1}, 0);
+      }
+      std::vector<int> writes;
+      for (int w : M.writes) writes.push_back(s.get_dep(w).buffer);
+      for (const auto* list : {&M.reads, &M.writes})
+        for (int d : *list) {
+          const dep& dd = s.get_dep(d);
+          if (dd.kind != dep_kind::memory) continue;
+          const access& ac = s.get_access(dd.access);
+          if (!ac.evaluable) continue;
+          std::vector<std::int64_t> st(pr.size(), 0);
+          for (std::size_t i = 0; i < st.size() && i < ac.strides.size(); ++i) st[i] = ac.strides[i];
+          std::size_t split = 0;
+          while (split < st.size() && st[split] != 1) ++split;
+          if (split == st.size()) continue;
+          ++split;
+          if (split == st.size()) continue;
+          bool all_zero = true;
+          for (std::size_t i = split; i < st.size(); ++i) all_zero = all_zero && st[i] == 0;
+          if (all_zero) continue;
+          std::int64_t g0 = 1, g1 = 1, score = 1;
+          for (std::size_t i = 0; i < split; ++i) g0 *= pr[i];
+          for (std::size_t i = split; i < pr.size(); ++i) g1 *= pr[i];
+          for (std::size_t i = 0; i < pr.size(); ++i)
+            if (st[i] != 0) score *= pr[i];
+          bool is_write = false;
+          for (int w : writes) is_write = is_write || w == dd.buffer;
+          if (is_write) score *= 2;
+          if (g0 >= 32 && g0 % 32 == 0) score *= 2;
+          if (g1 >= 32 && g1 % 32 == 0) score *= 2;
+          if (score < total) continue;
+          bool seen = false;
+          for (int n : seen_names) seen = seen || n == dd.buffer;
+          if (seen) continue;
+          seen_names.push_back(dd.buffer);
+          add({g0, g1, 1}, score);
+        }
+    }
+    // Counter.most_common(): by score, ties in first-seen order.
+    std::vector<std::size_t> order(tilings.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    for (std::size_t i = 1; i < order.size(); ++i)
+      for (std::size_t j = i; j > 0 && scores[order[j]] > scores[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+    for (std::size_t i : order) {
+      bool ok = true;
+      for (int m : nodes) {
+        const sched_node& M = s.node(m);
+        if (M.extern_kernel || M.nop || M.foreach) continue;
+        if (!is_compatible(tilings[i], s.ranges(m), s.pointwise_ranges(m), rnumel)) ok = false;
+      }
+      if (ok) return tilings[i];
+    }
+    return fallback;
+  }
+
+  /// ForeachKernelSchedulerNode.can_fuse, as far as a dump shows foreach nodes (as one
+  /// node whose subnodes are not listed): equal length, no reductions, a real dependency.
+  template <class S>
+  static constexpr why_no_fuse foreach_can_fuse(const S& s, int a, int b) {
+    const sched_node& A = s.node(a);
+    const sched_node& B = s.node(b);
+    if (A.foreach && B.foreach)
+      return A.members.size() == B.members.size() ? why_no_fuse::none : why_no_fuse::foreach_length;
+    const sched_node& other = A.foreach ? B : A;
+    if (other.reduction) return why_no_fuse::foreach_reduction;
+    const sched_node& producer = A;
+    const sched_node& consumer = B;
+    for (int r : consumer.reads)
+      for (int bf : producer.buffers)
+        if (s.get_dep(r).buffer == bf) return why_no_fuse::none;
+    return why_no_fuse::foreach_no_dep;
+  }
+};
+
+}  // namespace fusedsl

@@ -1,0 +1,58 @@
+/// @file plan.hpp
+/// The result of fuse_nodes: ordered fused groups, what each must materialize, and the log.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fusedsl/schedule/reason.hpp>
+#include <fusedsl/schedule/score.hpp>
+
+namespace fusedsl {
+
+/// One kernel of the plan.
+struct fused_group {
+  std::vector<int> nodes;             ///< graph node ids, in the order they were fused
+  std::vector<std::string> names;     ///< member names (what Inductor reports)
+  std::vector<int> materialized;      ///< buffer ids written to memory: outputs or read outside the group
+  std::vector<int> kernel_local;      ///< buffer ids all of whose readers are inside the group
+};
+
+/// One candidate pair of one round, in score order, and what became of it.
+struct fusion_candidate {
+  int node1 = -1, node2 = -1;         ///< indices into the round's node list (round_log::members)
+  fusion_score score;                 ///< as computed when the candidates were collected
+  why_no_fuse outcome = why_no_fuse::none;  ///< none: fused
+  bool remapped = false;              ///< a side had been fused earlier this round; tried as below
+  std::vector<int> tried1, tried2;    ///< graph node ids of the two sides as tried (when remapped)
+};
+
+/// A pair refused while candidates were collected (kept when fuse_config::record_rejected).
+struct rejected_pair {
+  int node1 = -1, node2 = -1;         ///< indices into the round's node list
+  why_no_fuse reason = why_no_fuse::none;
+};
+
+/// One round of fuse_nodes_once.
+struct round_log {
+  bool reorder_round = false;              ///< the extra loop-reordering round
+  std::vector<std::vector<int>> members;   ///< the round's nodes (graph node ids of each), in order
+  std::vector<fusion_candidate> candidates;///< in score order, best first
+  std::vector<rejected_pair> rejected;     ///< refused pairs, in the order examined
+  std::size_t pairs_examined = 0;          ///< pairs given to can_fuse while collecting
+  int nodes_after = 0;                     ///< node count after the round
+};
+
+/// A schedule: kernels in execution order, plus how the scheduler got there.
+struct plan {
+  std::vector<fused_group> groups;         ///< kernels in order
+  std::vector<round_log> rounds;           ///< decision log (when fuse_config::record_log)
+  std::vector<std::string> node_names;     ///< graph node names, by id
+  std::vector<std::string> buffer_names;   ///< graph buffer names, by id
+  std::size_t pairs_examined = 0;          ///< over all rounds
+
+  /// Number of kernels.
+  constexpr int group_count() const { return static_cast<int>(groups.size()); }
+};
+
+}  // namespace fusedsl
