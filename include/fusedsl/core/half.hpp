@@ -1,10 +1,12 @@
 /// @file half.hpp
 /// 16-bit floating-point storage types, `half` (IEEE binary16) and `bfloat16`,
 /// usable on the host and on the device. Arithmetic happens in float: both
-/// convert implicitly to float, and from float with round-to-nearest-even.
+/// convert implicitly to float, and from float (or any other arithmetic type,
+/// rounded once) with round-to-nearest-even.
 #pragma once
 #include <concepts>             // std::floating_point, std::integral
-#include <cstdint>              // std::uint16_t, std::uint32_t
+#include <cstdint>              // std::uint16_t, std::uint32_t, std::uint64_t
+#include <type_traits>          // std::is_signed_v
 
 #include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
 
@@ -67,6 +69,47 @@ FUSEDSL_HOST_DEVICE constexpr float bfloat16_bits_to_float(std::uint16_t b) {
   return bits_float(static_cast<std::uint32_t>(b) << 16);
 }
 
+/// `v` rounded to float toward zero, with the lowest bit set when that dropped
+/// anything ("round to odd"). Rounding the result once more, to half or
+/// bfloat16 (13 or 16 fewer significand bits), gives exactly `v` rounded to
+/// nearest even. Rounding `v` to the nearest float first instead can land on a
+/// halfway point between two 16-bit values that `v` was not on, and then round
+/// the wrong way (double rounding).
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr float round_to_odd_float(T v) {
+  if constexpr (std::integral<T>) {
+    // The magnitude as 64 bits, cut to its top 24 bits (exact in float) with the cut-off bits made sticky.
+    bool negative = false;
+    auto magnitude = static_cast<std::uint64_t>(v);
+    if constexpr (std::is_signed_v<T>) {
+      negative = v < 0;
+      if (negative) magnitude = 0u - magnitude;  // modular negation: also right for the most negative value
+    }
+    std::uint32_t shift = 0;
+    bool sticky = false;
+    while (magnitude >= (std::uint64_t{1} << 24)) {
+      sticky = sticky || (magnitude & 1u);
+      magnitude >>= 1;
+      ++shift;
+    }
+    if (sticky) magnitude |= 1u;
+    const float scaled = static_cast<float>(magnitude) * bits_float((127u + shift) << 23);  // times 2^shift, exact
+    return negative ? -scaled : scaled;
+  } else {
+    if (v != v || v - v != 0) return static_cast<float>(v);  // NaN or infinite (inf - inf is NaN): converts exactly
+    const T magnitude = v < 0 ? -v : v;
+    const float float_max = bits_float(0x7f7fffffu);
+    // Beyond every finite float: toward zero is float_max, which is odd already.
+    // (Converting such a value to float would be undefined behaviour, which constexpr rejects.)
+    if (magnitude > static_cast<T>(float_max)) return v < 0 ? -float_max : float_max;
+    const float nearest = static_cast<float>(v);
+    if (static_cast<T>(nearest) == v) return nearest;
+    std::uint32_t bits = float_bits(nearest);
+    if (static_cast<T>(nearest < 0 ? -nearest : nearest) > magnitude) --bits;  // rounded away from zero: step back
+    return bits_float(bits | 1u);
+  }
+}
+
 /// The shared shape of `half` and `bfloat16`: 16 bits of storage, float in and out.
 template <std::uint16_t (*ToBits)(float), float (*FromBits)(std::uint16_t)>
 struct float16_storage {
@@ -75,10 +118,12 @@ struct float16_storage {
   constexpr float16_storage() = default;
   /// From float, rounding to nearest even.
   FUSEDSL_HOST_DEVICE constexpr float16_storage(float f) : bits(ToBits(f)) {}
-  /// From any other arithmetic type, through float; explicit because it may round.
+  /// From any other arithmetic type, rounding to nearest even once (not first
+  /// to float and then again). Implicit, like the float constructor: were it
+  /// explicit, `half h = 0.1;` would still compile, through float, rounding twice.
   template <class T>
     requires(std::integral<T> || (std::floating_point<T> && !std::same_as<T, float>))
-  FUSEDSL_HOST_DEVICE constexpr explicit float16_storage(T v) : bits(ToBits(static_cast<float>(v))) {}
+  FUSEDSL_HOST_DEVICE constexpr float16_storage(T v) : bits(ToBits(round_to_odd_float(v))) {}
   /// Exact widening to float; all arithmetic goes through it.
   FUSEDSL_HOST_DEVICE constexpr operator float() const { return FromBits(bits); }
 
