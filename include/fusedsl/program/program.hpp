@@ -62,6 +62,34 @@ struct first_uses {
   }();
 };
 
+/// True when named leaves with equal names are the same declaration.
+template <class Leaves>
+constexpr bool consistent_names(Leaves leaves) {
+  bool consistent = true;
+  hana::for_each(leaves, [&](auto a) {
+    hana::for_each(leaves, [&](auto b) {
+      using A = typename decltype(a)::type;
+      using B = typename decltype(b)::type;
+      if (A::name == B::name && !std::is_same_v<A, B>) consistent = false;
+    });
+  });
+  return consistent;
+}
+
+/// True when every local is assigned by a statement before any statement reads it.
+template <class... Statements, class Leaves>
+constexpr bool locals_written_first(Leaves leaves) {
+  bool written_first = true;
+  hana::for_each(leaves, [&](auto t) {
+    using L = typename decltype(t)::type;
+    if constexpr (is_local<L>) {
+      using uses = first_uses<L::name, Statements...>;
+      if (!(uses::first_write < sizeof...(Statements) && uses::first_write < uses::first_read)) written_first = false;
+    }
+  });
+  return written_first;
+}
+
 template <class P, fixed_string Name> struct program_uses_impl;
 
 /// `first_uses` for the statements of program `P`.
@@ -84,31 +112,18 @@ struct program {
 
   hana::tuple<Statements...> statements;
 
-  constexpr program(Statements... s) : statements(s...) { check(); }
+  static_assert(detail::consistent_names(named_leaves),
+                "fusedsl: two different placeholders of a program share one name: give each its own name");
+  static_assert(detail::locals_written_first<Statements...>(named_leaves),
+                "fusedsl: a local placeholder is read before any statement assigns it");
+
+  constexpr program(Statements... s) : statements(s...) {}
 
   /// Runs the program on `target` (`fx::cpu`) with one binding per
   /// placeholder and param: `prog.run(fx::cpu, x(tx), y(ty), lr(0.1f))`.
   template <class Target, class... Bindings>
   void run(const Target& target, const Bindings&... bindings) const {
     executor<Target>::run(*this, target, bindings...);
-  }
-
- private:
-  static constexpr void check() {
-    hana::for_each(named_leaves, [](auto a) {
-      hana::for_each(named_leaves, [](auto b) {
-        using A = typename decltype(a)::type;
-        using B = typename decltype(b)::type;
-        static_assert(!(A::name == B::name) || std::is_same_v<A, B>,
-                      "fusedsl: two different placeholders of a program share one name: give each its own name");
-      });
-      using A = typename decltype(a)::type;
-      if constexpr (detail::is_local<A>) {
-        using uses = detail::first_uses<A::name, Statements...>;
-        static_assert(uses::first_write < sizeof...(Statements) && uses::first_write < uses::first_read,
-                      "fusedsl: a local placeholder is read before any statement assigns it");
-      }
-    });
   }
 };
 

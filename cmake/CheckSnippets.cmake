@@ -1,0 +1,58 @@
+# cmake -DDOCS="README.md;docs/x.md" -DROOT=<source dir> -P CheckSnippets.cmake
+#
+# Docs quote example code instead of repeating it. A quote is written as
+#   <!-- snippet: examples/tour/tour.cpp#program -->
+#   ```cpp
+#   ...the lines between "// tour: program" and "// tour: end" in that file...
+#   ```
+# This script fails when a quoted block differs from the region it names,
+# so the docs cannot drift from code that is built and run as a test.
+cmake_minimum_required(VERSION 3.25)
+set(failures 0)
+foreach(doc IN LISTS DOCS)
+  file(STRINGS "${ROOT}/${doc}" lines)
+  set(expect_block "")
+  set(in_block OFF)
+  foreach(line IN LISTS lines)
+    if(in_block)
+      if(line STREQUAL "```")
+        set(in_block OFF)
+        if(NOT block STREQUAL region)
+          message(SEND_ERROR "${doc}: the quote of ${source}#${name} differs from the code.\n--- quoted:\n${block}\n--- code:\n${region}")
+          math(EXPR failures "${failures} + 1")
+        endif()
+      else()
+        string(APPEND block "${line}\n")
+      endif()
+    elseif(line MATCHES "^<!-- snippet: ([^#]+)#([a-z_]+) -->$")
+      set(source "${CMAKE_MATCH_1}")
+      set(name "${CMAKE_MATCH_2}")
+      file(STRINGS "${ROOT}/${source}" code)
+      set(region "")
+      set(inside OFF)
+      foreach(code_line IN LISTS code)
+        if(code_line MATCHES "^ *// [a-z_]+: ${name}$")
+          set(inside ON)
+        elseif(inside AND code_line MATCHES "^ *// [a-z_]+: end$")
+          set(inside OFF)
+        elseif(inside)
+          string(REGEX REPLACE "^  " "" code_line "${code_line}")  # the function body's indentation
+          string(APPEND region "${code_line}\n")
+        endif()
+      endforeach()
+      if(region STREQUAL "")
+        message(SEND_ERROR "${doc}: ${source} has no region named ${name}")
+        math(EXPR failures "${failures} + 1")
+      endif()
+      set(expect_block ON)
+    elseif(expect_block AND line STREQUAL "```cpp")
+      set(in_block ON)
+      set(block "")
+      set(expect_block "")
+    endif()
+  endforeach()
+endforeach()
+if(failures GREATER 0)
+  message(FATAL_ERROR "${failures} quoted snippet(s) out of date")
+endif()
+message(STATUS "snippets match their code")
