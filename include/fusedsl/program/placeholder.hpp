@@ -16,7 +16,7 @@
 namespace fusedsl {
 
 /// How a program uses a placeholder.
-enum class access {
+enum class role {
   in,     ///< read only, bound at call time
   out,    ///< written (and then possibly read), bound at call time
   inout,  ///< read and updated in place, bound at call time
@@ -37,7 +37,7 @@ constexpr dtype dtype_or_f32() {
 /// (or `dynamic_rank`: any rank, checked at run time by the ops).
 /// Programs refer to it by `Name`; assigning to it makes a statement;
 /// calling it with a tensor makes a binding: `prog.run(fx::cpu, x(tx))`.
-template <fixed_string Name, class T, int Rank, access Access>
+template <fixed_string Name, class T, int Rank, role Role>
 struct placeholder {
   static_assert(element<T>,
                 "fusedsl: a placeholder's element type must be one of double, float, fx::half, fx::bfloat16, "
@@ -48,7 +48,7 @@ struct placeholder {
   using kind = fusedsl::kind::input;
   using element_type = T;
   static constexpr fixed_string name = Name;
-  static constexpr access access_mode = Access;
+  static constexpr fusedsl::role role_of = Role;
   static constexpr dtype value_dtype = detail::dtype_or_f32<T>();
   static constexpr int rank = Rank;
   static constexpr bool is_scalar = false;
@@ -56,7 +56,7 @@ struct placeholder {
   /// `target = value`: a statement; inputs cannot be assigned.
   template <operand E>
   constexpr auto operator=(const E& value) const {
-    static_assert(Access != access::in,
+    static_assert(Role != role::in,
                   "fusedsl: cannot assign to an input placeholder: declare it fx::out<...> or fx::inout<...> to write it");
     return assign<placeholder, as_expr_t<E>>{*this, as_expr(value)};
   }
@@ -72,10 +72,10 @@ struct placeholder {
   /// Binds a tensor or view to this placeholder for one call.
   template <class U>
   auto operator()(const tensor_view<U>& view) const {
-    static_assert(Access != access::local, "fusedsl: a local placeholder is computed by the program and cannot be bound");
+    static_assert(Role != role::local, "fusedsl: a local placeholder is computed by the program and cannot be bound");
     static_assert(std::is_same_v<std::remove_const_t<U>, T>,
                   "fusedsl: the bound tensor's element type differs from the placeholder's: convert it first");
-    static_assert(Access == access::in || !std::is_const_v<U>,
+    static_assert(Role == role::in || !std::is_const_v<U>,
                   "fusedsl: an out or inout placeholder needs a writable tensor, not a view of const elements");
     return tensor_binding<placeholder, U>{view};
   }
@@ -91,17 +91,17 @@ struct placeholder {
 
 /// A tensor the program reads: `constexpr fx::in<"x", float, 2> x;`
 template <fixed_string Name, class T, int Rank>
-using in = placeholder<Name, T, Rank, access::in>;
+using in = placeholder<Name, T, Rank, role::in>;
 /// A tensor the program writes.
 template <fixed_string Name, class T, int Rank>
-using out = placeholder<Name, T, Rank, access::out>;
+using out = placeholder<Name, T, Rank, role::out>;
 /// A tensor the program reads and updates in place.
 template <fixed_string Name, class T, int Rank>
-using inout = placeholder<Name, T, Rank, access::inout>;
+using inout = placeholder<Name, T, Rank, role::inout>;
 /// A named intermediate: assigned by a statement, read by later ones; its
 /// memory is the program's.
 template <fixed_string Name, class T, int Rank>
-using local = placeholder<Name, T, Rank, access::local>;
+using local = placeholder<Name, T, Rank, role::local>;
 
 /// A scalar given at call time: `constexpr fx::param<"lr", float> lr;` then
 /// `prog.run(fx::cpu, ..., lr(0.01f))`. Promotes like a C++ number.

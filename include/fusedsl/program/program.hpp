@@ -15,11 +15,11 @@ template <class T> inline constexpr bool is_statement = false;
 template <class Target, class Value> inline constexpr bool is_statement<assign<Target, Value>> = true;
 
 template <class T> inline constexpr bool is_named_leaf = false;
-template <fixed_string N, class T, int R, access A> inline constexpr bool is_named_leaf<placeholder<N, T, R, A>> = true;
+template <fixed_string N, class T, int R, role A> inline constexpr bool is_named_leaf<placeholder<N, T, R, A>> = true;
 template <fixed_string N, class T> inline constexpr bool is_named_leaf<param<N, T>> = true;
 
 template <class T> inline constexpr bool is_local = false;
-template <fixed_string N, class T, int R> inline constexpr bool is_local<placeholder<N, T, R, access::local>> = true;
+template <fixed_string N, class T, int R> inline constexpr bool is_local<placeholder<N, T, R, role::local>> = true;
 
 /// Every named leaf (placeholders and params) a statement mentions, target first.
 template <class S>

@@ -105,7 +105,7 @@ dense<wide_t<E>> evaluate(Ctx& ctx, const E& e) {
     return result;
   } else if constexpr (requires { e.view; }) {
     return read_view<W>(e.view);
-  } else if constexpr (requires { E::access_mode; }) {
+  } else if constexpr (requires { E::role_of; }) {
     return read_view<W>(ctx.leaves.template slot<E>().view);
   } else {
     return {shape{}, {static_cast<W>(ctx.leaves.template slot<E>().value)}};

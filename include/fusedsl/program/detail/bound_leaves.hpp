@@ -16,13 +16,13 @@ namespace fusedsl::detail {
 /// What a call holds for one named leaf.
 template <class L> struct leaf_slot;
 template <fixed_string N, class T, int R>
-struct leaf_slot<placeholder<N, T, R, access::in>> { tensor_view<const T> view; };
+struct leaf_slot<placeholder<N, T, R, role::in>> { tensor_view<const T> view; };
 template <fixed_string N, class T, int R>
-struct leaf_slot<placeholder<N, T, R, access::out>> { tensor_view<T> view; };
+struct leaf_slot<placeholder<N, T, R, role::out>> { tensor_view<T> view; };
 template <fixed_string N, class T, int R>
-struct leaf_slot<placeholder<N, T, R, access::inout>> { tensor_view<T> view; };
+struct leaf_slot<placeholder<N, T, R, role::inout>> { tensor_view<T> view; };
 template <fixed_string N, class T, int R>
-struct leaf_slot<placeholder<N, T, R, access::local>> {
+struct leaf_slot<placeholder<N, T, R, role::local>> {
   tensor<T> storage;  // allocated by the statement that first assigns the local
   tensor_view<T> view;
 };
@@ -32,7 +32,7 @@ struct leaf_slot<param<N, T>> { T value; };
 /// "placeholder \"x\"" for error messages.
 template <class L>
 std::string describe_leaf() {
-  return std::string(is_named_leaf<L> && requires { L::access_mode; } ? "placeholder \"" : "param \"") +
+  return std::string(is_named_leaf<L> && requires { L::role_of; } ? "placeholder \"" : "param \"") +
          std::string(L::name.view()) + "\"";
 }
 
@@ -161,7 +161,7 @@ void check_tensor_leaves(const P& prog, const bound_leaves<P>& bound) {
       const auto& written = bound.template slot<Target>().view;
       hana::for_each(subexpressions<typename std::remove_cvref_t<decltype(s)>::value_type>(), [&](auto t) {
         using L = typename decltype(t)::type;
-        if constexpr (requires { std::declval<L>().view; } && !requires { L::access_mode; }) {
+        if constexpr (requires { std::declval<L>().view; } && !requires { L::role_of; }) {
           for_each_occurrence<L>(s.value, [&](const L& leaf) {
             if (may_overlap(leaf.view, written) && !same_view(leaf.view, written))
               throw error("fusedsl: " + describe_leaf<Target>() + " is written and shares memory with a tensor of "
@@ -180,8 +180,8 @@ template <class P>
 void check_aliasing(const bound_leaves<P>& bound) {
   hana::for_each(P::named_leaves, [&](auto ta) {
     using A = typename decltype(ta)::type;
-    if constexpr (requires { A::access_mode; } && !is_local<A>) {
-      if constexpr (A::access_mode != access::in) {
+    if constexpr (requires { A::role_of; } && !is_local<A>) {
+      if constexpr (A::role_of != role::in) {
         const auto& a = bound.template slot<A>().view;
         if (!elements_distinct(a))
           throw error("fusedsl: " + describe_leaf<A>() + " is written but its view repeats elements (sizes " +
@@ -189,17 +189,17 @@ void check_aliasing(const bound_leaves<P>& bound) {
                       "): an output cannot be an expanded or overlapping view");
         hana::for_each(P::named_leaves, [&](auto tb) {
           using B = typename decltype(tb)::type;
-          if constexpr (requires { B::access_mode; } && !is_local<B> && !std::is_same_v<A, B>) {
+          if constexpr (requires { B::role_of; } && !is_local<B> && !std::is_same_v<A, B>) {
             const auto& b = bound.template slot<B>().view;
             if (may_overlap(a, b) && !same_view(a, b))
               throw error("fusedsl: " + describe_leaf<A>() + " is written and shares memory with " + describe_leaf<B>() +
                           " through a different view (sizes " + to_string(a.sizes()) + " vs " +
                           to_string(b.sizes()) + "): the result would depend on the order of the writes; "
                           "bind the same view to both or copy one of them");
-            if (same_view(a, b) && B::access_mode != access::in)
+            if (same_view(a, b) && B::role_of != role::in)
               throw error("fusedsl: " + describe_leaf<A>() + " and " + describe_leaf<B>() +
                           " are both written and bound to the same memory");
-            if constexpr (B::access_mode == access::in) {
+            if constexpr (B::role_of == role::in) {
               using a_uses = program_uses<P, A::name>;
               using b_uses = program_uses<P, B::name>;
               if (same_view(a, b) && b_uses::last_read > a_uses::first_write)

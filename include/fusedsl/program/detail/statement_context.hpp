@@ -120,7 +120,7 @@ struct statement_context {
       return out;
     } else if constexpr (requires { e.view; }) {
       return e.view.sizes();
-    } else if constexpr (requires { E::access_mode; }) {
+    } else if constexpr (requires { E::role_of; }) {
       return leaves.template slot<E>().view.sizes();
     } else {
       return shape{};  // a param
@@ -135,7 +135,7 @@ struct statement_context {
       return {b.data(), b.sizes(), b.strides()};
     } else if constexpr (requires { e.view; }) {
       return {e.view.data(), e.view.sizes(), e.view.strides()};
-    } else if constexpr (requires { E::access_mode; }) {
+    } else if constexpr (requires { E::role_of; }) {
       const auto& v = leaves.template slot<E>().view;
       return {v.data(), v.sizes(), v.strides()};
     } else {
