@@ -48,7 +48,9 @@ class tensor {
     return where == device::cpu ? std::move(host) : host.to(where);
   }
 
+  /// Not copyable: a copy of the data is always visible in the code (`clone()`, `to()`).
   tensor(const tensor&) = delete;
+  /// Not copy-assignable; see the deleted copy constructor.
   tensor& operator=(const tensor&) = delete;
   /// Takes over `other`'s memory; `other` becomes empty.
   tensor(tensor&& other) noexcept
@@ -59,7 +61,6 @@ class tensor {
     view_ = std::exchange(other.view_, tensor_view<T>{});
     return *this;
   }
-  ~tensor() = default;
 
   /// First element.
   T* data() { return view_.data(); }

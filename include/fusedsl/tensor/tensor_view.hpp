@@ -51,6 +51,8 @@ template <class T>
   requires element<std::remove_const_t<T>>
 class tensor_view {
  public:
+  /// The element type as given, `const` included (as `std::span::element_type`).
+  using element_type = T;
   /// The element type without `const`.
   using value_type = std::remove_const_t<T>;
 
