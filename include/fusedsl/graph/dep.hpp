@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,22 +27,24 @@ struct dep_spec {
   std::string mutating_buf;             ///< buffer whose in-place update this orders (weak only)
 };
 
+// The factories take names as string_view: g++ 12 cannot move from a by-value
+// std::string parameter in constant evaluation (it reads the wrong union member).
+
 /// MemoryDep(buffer, index, sizes) touching `bytes` bytes; variables are d0, d1, ... unless named.
-constexpr dep_spec memory_dep(std::string buffer, std::string index, std::vector<std::int64_t> sizes,
-                              std::int64_t bytes, std::vector<std::string> var_names = {}) {
-  return dep_spec{dep_kind::memory, std::move(buffer), std::move(index), std::move(sizes),
-                  std::move(var_names), bytes, {}};
+constexpr dep_spec memory_dep(std::string_view buffer, std::string_view index, const std::vector<std::int64_t>& sizes,
+                              std::int64_t bytes, const std::vector<std::string>& var_names = {}) {
+  return dep_spec{dep_kind::memory, std::string(buffer), std::string(index), sizes, var_names, bytes, {}};
 }
 
 /// StarDep(buffer): the whole buffer, pattern unknown (extern kernels, in-place updates).
-constexpr dep_spec star_dep(std::string buffer, std::int64_t bytes = 0) {
-  return dep_spec{dep_kind::star, std::move(buffer), {}, {}, {}, bytes, {}};
+constexpr dep_spec star_dep(std::string_view buffer, std::int64_t bytes = 0) {
+  return dep_spec{dep_kind::star, std::string(buffer), {}, {}, {}, bytes, {}};
 }
 
 /// WeakDep(buffer, mutating_buf): run after the node writing `buffer`, because the node
 /// writing `mutating_buf` updates in place something that node reads.
-constexpr dep_spec weak_dep(std::string buffer, std::string mutating_buf) {
-  return dep_spec{dep_kind::weak, std::move(buffer), {}, {}, {}, 1, std::move(mutating_buf)};
+constexpr dep_spec weak_dep(std::string_view buffer, std::string_view mutating_buf) {
+  return dep_spec{dep_kind::weak, std::string(buffer), {}, {}, {}, 1, std::string(mutating_buf)};
 }
 
 /// One interned index access: the loop sizes and the formula, analysed.
