@@ -1,0 +1,155 @@
+/// @file common.hpp
+/// Helpers shared by the program tests: run a one-statement program with the
+/// CPU executor and with the oracle (`fx::run_reference`) and compare them.
+#pragma once
+#include <cmath>     // std::isnan
+#include <functional>  // std::cref
+#include <cstdint>   // std::int64_t
+#include <limits>    // std::numeric_limits
+#include <string>    // std::string
+#include <tuple>     // std::tuple
+#include <utility>   // std::index_sequence
+#include <vector>    // std::vector
+
+#include <doctest/doctest.h>
+
+#include <fusedsl/fusedsl.hpp>
+#include <support/compare.hpp>  // FUSEDSL_CHECK_CLOSE, default_tolerance
+#include <support/random.hpp>   // random_tensor
+
+namespace fusedsl_tests {
+
+namespace fx = fusedsl;
+using fx::testing::random_tensor;
+using fx::testing::tolerance;
+
+/// A value that no op in these tests produces, so an element the program
+/// forgot to write shows up as a mismatch.
+template <class T>
+T sentinel() {
+  if constexpr (std::is_same_v<T, bool>) return true;
+  else if constexpr (std::is_integral_v<T>) return static_cast<T>(std::numeric_limits<T>::max() - 3);
+  else return static_cast<T>(-12345.0f);
+}
+
+/// Tolerances for reductions (DESIGN.md section 7 "reductions looser"): the
+/// CPU kernels accumulate f32 (and f16/bf16) in float over up to ~1000
+/// elements, the oracle in double, so the error grows with the count; the
+/// atol covers sums that cancel to nearly 0. Integers and bool stay exact.
+template <class T>
+constexpr tolerance reduction_tolerance() {
+  constexpr fx::dtype d = fx::dtype_of<T>;
+  if constexpr (!fx::is_floating_point(d)) return {0, 0};
+  else if constexpr (d == fx::dtype::f64) return {1e-11, 1e-11};
+  else if constexpr (d == fx::dtype::f32) return {2e-5, 2e-4};
+  else if constexpr (d == fx::dtype::f16) return {2e-3, 2e-3};
+  else return {1.6e-2, 1e-2};
+}
+
+/// The element type of expression `E`'s value.
+template <class E>
+using value_t = fx::element_t<E::value_dtype>;
+
+/// Calls `f(bindings...)` with only those of `bindings` whose placeholder or
+/// param program `P` uses (a program rejects bindings it does not use, and
+/// the helpers below pass one set of bindings to many one-value programs).
+template <class P, class F, class... Bindings>
+void with_used_bindings(F&& f, const Bindings&... bindings) {
+  const auto used = fx::hana::filter(fx::hana::make_tuple(std::cref(bindings)...), [](auto ref) {
+    using B = typename decltype(ref)::type;
+    return fx::hana::any_of(P::named_leaves, [](auto t) {
+      return fx::hana::bool_c<(decltype(t)::type::name == B::placeholder_type::name)>;
+    });
+  });
+  fx::hana::unpack(used, [&](auto... refs) { f(refs.get()...); });
+}
+
+/// Runs `result = value` with the CPU executor and with the oracle into
+/// outputs of `out_sizes` (pre-filled with a sentinel), checks that they
+/// agree within `tol`, and returns the executor's output.
+template <class E, class... Bindings>
+fx::tensor<value_t<E>> check_against_oracle(const E& value, const fx::shape& out_sizes, tolerance tol,
+                                            const Bindings&... bindings) {
+  using R = value_t<E>;
+  constexpr fx::out<"result", R, E::rank> result;
+  const fx::program prog{result = value};
+  auto actual = fx::tensor<R>::full(out_sizes, sentinel<R>());
+  auto expected = fx::tensor<R>::full(out_sizes, sentinel<R>());
+  with_used_bindings<decltype(prog)>(
+      [&](const auto&... used) {
+        prog.run(fx::cpu, result(actual), used...);
+        fx::run_reference(prog, result(expected), used...);
+      },
+      bindings...);
+  INFO("value: ", fx::to_string(value), " (", fx::name(E::value_dtype), ", out sizes ", fx::to_string(out_sizes),
+       ")");
+  FUSEDSL_CHECK_CLOSE(actual.view(), expected.view(), tol);
+  return actual;
+}
+
+/// `check_against_oracle` with the default tolerance of the result type for `ops` ops.
+template <class E, class... Bindings>
+fx::tensor<value_t<E>> check_pointwise(const E& value, const fx::shape& out_sizes, int ops,
+                                       const Bindings&... bindings) {
+  return check_against_oracle(value, out_sizes, fx::testing::default_tolerance<value_t<E>>(ops), bindings...);
+}
+
+/// Only the oracle: `result = value` into a new tensor of `out_sizes`.
+template <class E, class... Bindings>
+fx::tensor<value_t<E>> reference_value(const E& value, const fx::shape& out_sizes, const Bindings&... bindings) {
+  using R = value_t<E>;
+  constexpr fx::out<"result", R, E::rank> result;
+  const fx::program prog{result = value};
+  auto expected = fx::tensor<R>::full(out_sizes, sentinel<R>());
+  with_used_bindings<decltype(prog)>([&](const auto&... used) { fx::run_reference(prog, result(expected), used...); },
+                                     bindings...);
+  return expected;
+}
+
+/// How one value of `check_each` is compared: its output sizes and tolerance.
+struct expect {
+  fx::shape sizes;
+  tolerance tol;
+};
+
+/// `check_against_oracle` for each value, each as its own one-statement
+/// program (`specs[i]`: output sizes and tolerance of value i). One program
+/// per value compiles faster than one program with many statements, whose
+/// binding and aliasing checks grow with the square of the placeholder count.
+template <class... E, class... Bindings>
+void check_each(const std::tuple<E...>& values, const std::vector<expect>& specs, const Bindings&... bindings) {
+  REQUIRE(specs.size() == sizeof...(E));
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (check_against_oracle(std::get<I>(values), specs[I].sizes, specs[I].tol, bindings...), ...);
+  }(std::index_sequence_for<E...>{});
+}
+
+/// `check_each` of pointwise values that all have `sizes`; `ops[i]` scales the
+/// default tolerance of value i's dtype (ops in sequence).
+template <class... E, class... Bindings>
+void check_each(const std::tuple<E...>& values, const fx::shape& sizes, std::initializer_list<int> ops,
+                const Bindings&... bindings) {
+  REQUIRE(ops.size() == sizeof...(E));
+  std::vector<expect> specs;
+  const int* op = ops.begin();
+  ((specs.push_back({sizes, fx::testing::default_tolerance<value_t<E>>(*op++)})), ...);
+  check_each(values, specs, bindings...);
+}
+
+/// A tensor of `sizes` holding `values` in row-major order.
+template <class T>
+fx::tensor<T> make_tensor(const fx::shape& sizes, std::initializer_list<double> values) {
+  fx::tensor<T> t(sizes);
+  REQUIRE(static_cast<std::int64_t>(values.size()) == t.numel());
+  std::int64_t i = 0;
+  for (const double v : values) t.data()[i++] = static_cast<T>(v);
+  return t;
+}
+
+/// Element `i` of a tensor's row-major order as double.
+template <class T>
+double at(const fx::tensor<T>& t, std::int64_t i) {
+  return static_cast<double>(t.data()[i]);
+}
+
+}  // namespace fusedsl_tests
