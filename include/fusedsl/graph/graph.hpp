@@ -62,6 +62,7 @@ struct buffer_info {
   bool output = false;              ///< a graph output (never eliminated, always materialized)
   std::int64_t bytes = 0;           ///< size hint of the written buffer
   int dtype = -1;                   ///< interned dtype of the producer, -1 when unknown
+  std::int64_t itemsize = 4;        ///< bytes per element (4 when the dtype is unknown)
   int real = -1;                    ///< for in-place results: the buffer originally updated
   int renamed = -1;                 ///< the buffer that replaced this one by an in-place update
 };
@@ -92,15 +93,16 @@ struct graph_node {
 class graph {
  public:
   /// Adds a node; returns its position in insertion order.
-  constexpr int add_node(node_spec spec) {
+  constexpr int add_node(const node_spec& spec) {
+    // By reference: g++ 12 cannot move from a by-value std::string parameter in constant evaluation.
     finalized_ = false;
-    specs_.push_back(std::move(spec));
+    specs_.push_back(spec);
     return static_cast<int>(specs_.size()) - 1;
   }
   /// Marks a buffer as a graph output: it is always materialized and never eliminated.
-  constexpr void add_output(std::string buffer) {
+  constexpr void add_output(std::string_view buffer) {
     finalized_ = false;
-    output_names_.push_back(std::move(buffer));
+    output_names_.push_back(std::string(buffer));
   }
 
   /// Validates the nodes and computes buffers, deps, users, order and in-place renames.
@@ -138,7 +140,7 @@ class graph {
   /// Id of an existing access equal to `a`, or -1.
   constexpr int find_access(const access& a) const { return accesses_.find(a); }
   /// Name of dtype `t` ("" when unknown).
-  constexpr std::string dtype_name(int t) const { return t < 0 ? std::string() : dtypes_[t]; }
+  constexpr std::string_view dtype_name(int t) const { return t < 0 ? std::string_view{} : std::string_view(dtypes_[t]); }
   /// Graph outputs as given.
   constexpr const std::vector<std::string>& output_names() const { return output_names_; }
   /// The nodes as given (topological order after finalize()).
@@ -233,7 +235,7 @@ constexpr int graph::compile_dep(const node_spec& n, const dep_spec& d) {
   if (d.kind == dep_kind::memory) {
     std::vector<std::string> vars = d.var_names;
     if (vars.empty())
-      for (std::size_t i = 0; i < d.sizes.size(); ++i) vars.push_back("d" + detail::to_decimal(static_cast<std::int64_t>(i)));
+      for (std::size_t i = 0; i < d.sizes.size(); ++i) vars.push_back(detail::var_name(i));
     if (vars.size() != d.sizes.size())
       throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has " +
                   detail::to_decimal(static_cast<std::int64_t>(d.sizes.size())) + " sizes but " +
@@ -328,7 +330,7 @@ constexpr void graph::order_topologically() {
   }
   std::vector<node_spec> out;
   out.reserve(n);
-  for (int v : order) out.push_back(std::move(specs_[static_cast<std::size_t>(v)]));
+  for (int v : order) out.push_back(specs_[static_cast<std::size_t>(v)]);
   specs_ = std::move(out);
 }
 
@@ -356,7 +358,10 @@ constexpr void graph::infer_mutation(int i) {
         for (int r : nodes_[static_cast<std::size_t>(prev)].reads)
           if (updated < 0 && deps_[r].buffer == s) updated = s;
     if (updated < 0 && stars.size() == 1) updated = stars[0];
-  } else if (stars.size() == 1 && (nd.kind == node_kind::pointwise || nd.kind == node_kind::reduction)) {
+  } else if (stars.size() == 1 && (nd.kind == node_kind::pointwise || nd.kind == node_kind::reduction) &&
+             buffers_[static_cast<std::size_t>(stars[0])].producer < 0) {
+    // A generated kernel reading a whole graph input without a pattern only does so to
+    // update it in place (no earlier reader, hence no WeakDeps).
     updated = stars[0];
   }
   if (updated < 0 || nd.buffers.empty()) return;
@@ -393,7 +398,8 @@ constexpr void graph::finalize() {
     nd.rnumel = s.rnumel;
     if (s.numel < 0 || s.rnumel < 0) throw error("node " + s.name + ": group: negative numel or rnumel");
     nd.dtype = s.dtype.empty() ? -1 : dtypes_.intern(s.dtype);
-    nd.members = s.members.empty() ? std::vector<std::string>{s.name} : s.members;
+    if (s.members.empty()) nd.members.push_back(s.name);  // not `?:`: g++ 12 mis-tracks the temporary in constexpr
+    else nd.members = s.members;
     for (const auto& d : s.reads) add_unique(nd.reads, compile_dep(s, d));
     for (const auto& d : s.writes) add_unique(nd.writes, compile_dep(s, d));
     if (s.buffers.empty()) {
@@ -407,6 +413,7 @@ constexpr void graph::finalize() {
       auto& bi = buffers_[static_cast<std::size_t>(b)];
       bi.producer = id;
       bi.dtype = nd.dtype;
+      bi.itemsize = detail::dtype_itemsize(s.dtype);
     }
     for (int w : nd.writes) {
       auto& bi = buffers_[static_cast<std::size_t>(deps_[w].buffer)];
@@ -436,7 +443,7 @@ constexpr void graph::finalize() {
       nd.pointwise_ranges = 1;
       if (nd.rnumel != 1) nd.ranges.push_back(nd.rnumel);
     }
-    nodes_.push_back(std::move(nd));
+    nodes_.push_back(nd);
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) infer_mutation(static_cast<int>(i));
 
@@ -507,11 +514,11 @@ constexpr std::vector<std::string> graph::eliminate_dead_nodes() {
   }
   for (int i = 0; i < n; ++i) {
     if (removed[static_cast<std::size_t>(i)]) continue;
-    node_spec s = std::move(specs_[static_cast<std::size_t>(i)]);
+    node_spec s = specs_[static_cast<std::size_t>(i)];
     std::erase_if(s.reads, [&](const dep_spec& d) {
       return d.kind == dep_kind::weak && std::find(dead_buffers.begin(), dead_buffers.end(), d.buffer) != dead_buffers.end();
     });
-    kept.push_back(std::move(s));
+    kept.push_back(s);
   }
   specs_ = std::move(kept);
   finalize();

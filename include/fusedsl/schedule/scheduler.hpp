@@ -70,6 +70,10 @@ struct shared_memory {
 template <class Policy>
 class scheduler {
  public:
+  scheduler(const scheduler&) = delete;
+  scheduler& operator=(const scheduler&) = delete;
+  constexpr ~scheduler() { delete tmp_; }
+
   /// Prepares to schedule `g` (which must be finalized).
   constexpr scheduler(const graph& g, fuse_config cfg, Policy policy) : g_(g), cfg_(cfg), policy_(std::move(policy)) {
     if (!g.finalized()) throw error("fuse_nodes: graph: call finalize() before scheduling");
@@ -98,11 +102,11 @@ class scheduler {
       fused_of_.push_back(i);
       alive_.push_back(i);
     }
-    dep_mark_.assign(static_cast<std::size_t>(g.dep_count()), 0);
-    dep_seen_.assign(static_cast<std::size_t>(g.dep_count()), 0);
-    buf_mark_.assign(static_cast<std::size_t>(g.buffer_count()), 0);
-    node_mark_.assign(static_cast<std::size_t>(n), 0);
-    node_seen_.assign(static_cast<std::size_t>(2 * n), 0);
+    tmp_->dep_mark.assign(static_cast<std::size_t>(g.dep_count()), 0);
+    tmp_->dep_seen.assign(static_cast<std::size_t>(g.dep_count()), 0);
+    tmp_->buf_mark.assign(static_cast<std::size_t>(g.buffer_count()), 0);
+    tmp_->node_mark.assign(static_cast<std::size_t>(n), 0);
+    tmp_->node_seen.assign(static_cast<std::size_t>(2 * n), 0);
     // Buffer names ranked alphabetically: the topological sort visits deps by name.
     std::vector<int> byname(static_cast<std::size_t>(g.buffer_count()));
     for (int b = 0; b < g.buffer_count(); ++b) byname[static_cast<std::size_t>(b)] = b;
@@ -159,7 +163,7 @@ class scheduler {
       // Template outputs reach epilogues through views, so buffers are matched by name.
       auto all = [&](const sched_node& s) {
         std::vector<int> v;
-        ++stamp_;
+        ++tmp_->stamp;
         for (const auto* list : {&s.reads, &s.writes})
           for (int d : *list) mark_once(v, d);
         return v;
@@ -174,16 +178,16 @@ class scheduler {
         }
       return r;
     }
-    ++stamp_;
+    ++tmp_->stamp;
     for (const auto* list : {&B.reads, &B.writes})
-      for (int d : *list) dep_mark_[static_cast<std::size_t>(d)] = stamp_;
-    int other = stamp_;
-    ++stamp_;
+      for (int d : *list) tmp_->dep_mark[static_cast<std::size_t>(d)] = tmp_->stamp;
+    int other = tmp_->stamp;
+    ++tmp_->stamp;
     for (const auto* list : {&A.reads, &A.writes})
       for (int d : *list) {
-        if (dep_seen_[static_cast<std::size_t>(d)] == stamp_) continue;
-        dep_seen_[static_cast<std::size_t>(d)] = stamp_;
-        if (dep_mark_[static_cast<std::size_t>(d)] == other) r.exact += get_dep(d).bytes;
+        if (tmp_->dep_seen[static_cast<std::size_t>(d)] == tmp_->stamp) continue;
+        tmp_->dep_seen[static_cast<std::size_t>(d)] = tmp_->stamp;
+        if (tmp_->dep_mark[static_cast<std::size_t>(d)] == other) r.exact += get_dep(d).bytes;
       }
     if (r.exact == 0 && !A.reduction && !B.reduction) r.overlap = overlap_score(A, B);
     return r;
@@ -205,7 +209,7 @@ class scheduler {
         if (bi.producer < 0) continue;
         if (bi.users.size() + (bi.output ? 1 : 0) != 1) continue;
         const graph_node& p = g_.node(bi.producer);
-        key k{p.device, bi.dtype, bi.bytes / detail::dtype_itemsize(g_.dtype_name(bi.dtype))};
+        key k{p.device, bi.dtype, bi.bytes / bi.itemsize};
         if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
       }
       return keys;
@@ -249,17 +253,17 @@ class scheduler {
     const sched_node& X = node(x);
     const sched_node& Y = node(y);
     if (X.min_order >= Y.max_order) return false;
-    int t = ++visit_;
-    for (int m : X.members) node_mark_[static_cast<std::size_t>(m)] = t;
+    int t = ++tmp_->visit;
+    for (int m : X.members) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
     std::vector<int> stack;
     for (int m : Y.members)
       for (int p : g_.node(m).preds) stack.push_back(p);
     while (!stack.empty()) {
       int v = stack.back();
       stack.pop_back();
-      if (node_seen_[static_cast<std::size_t>(v)] == t) continue;
-      node_seen_[static_cast<std::size_t>(v)] = t;
-      if (node_mark_[static_cast<std::size_t>(v)] == t) return true;
+      if (tmp_->node_seen[static_cast<std::size_t>(v)] == t) continue;
+      tmp_->node_seen[static_cast<std::size_t>(v)] = t;
+      if (tmp_->node_mark[static_cast<std::size_t>(v)] == t) return true;
       if (v < X.min_order) continue;
       for (int p : g_.node(v).preds) stack.push_back(p);
     }
@@ -272,31 +276,31 @@ class scheduler {
     const sched_node& A = node(a);
     const sched_node& B = node(b);
     int lo = std::min(A.min_order, B.min_order);
-    int t = ++visit_;
+    int t = ++tmp_->visit;
     for (const sched_node* s : {&A, &B})
-      for (int m : s->members) node_mark_[static_cast<std::size_t>(m)] = t;
+      for (int m : s->members) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
     const std::size_t n = static_cast<std::size_t>(g_.size());
     // Walk ancestors backwards; a state is (graph node, passed through a fused node).
     std::vector<std::pair<int, bool>> stack;
     for (const sched_node* s : {&A, &B})
       for (int m : s->members)
         for (int p : g_.node(m).preds) stack.push_back({p, false});
-    group_seen_.resize(sched_.size(), 0);
+    tmp_->group_seen.resize(sched_.size(), 0);
     while (!stack.empty()) {
       auto [v, through] = stack.back();
       stack.pop_back();
-      if (node_mark_[static_cast<std::size_t>(v)] == t) {
+      if (tmp_->node_mark[static_cast<std::size_t>(v)] == t) {
         if (through) return true;
         continue;
       }
       std::size_t slot = static_cast<std::size_t>(v) + (through ? n : 0);
-      if (node_seen_[slot] == t) continue;
-      node_seen_[slot] = t;
+      if (tmp_->node_seen[slot] == t) continue;
+      tmp_->node_seen[slot] = t;
       int gid = fused_of_[static_cast<std::size_t>(v)];
       const sched_node& G = node(gid);
       if (G.fused()) {
-        if (group_seen_[static_cast<std::size_t>(gid)] == t || G.max_order < lo) continue;
-        group_seen_[static_cast<std::size_t>(gid)] = t;
+        if (tmp_->group_seen[static_cast<std::size_t>(gid)] == t || G.max_order < lo) continue;
+        tmp_->group_seen[static_cast<std::size_t>(gid)] = t;
         for (int m : G.members)
           for (int p : g_.node(m).preds) stack.push_back({p, true});
       } else {
@@ -443,14 +447,14 @@ class scheduler {
   // ------------------------------------------------------------ helpers
 
   constexpr void mark_once(std::vector<int>& out, int d) const {
-    if (dep_seen_[static_cast<std::size_t>(d)] == stamp_) return;
-    dep_seen_[static_cast<std::size_t>(d)] = stamp_;
+    if (tmp_->dep_seen[static_cast<std::size_t>(d)] == tmp_->stamp) return;
+    tmp_->dep_seen[static_cast<std::size_t>(d)] = tmp_->stamp;
     out.push_back(d);
   }
 
   static constexpr bool uses_all_vars(const access& a) {
     for (std::size_t i = 0; i < a.sizes.size(); ++i) {
-      std::string v = "d" + detail::to_decimal(static_cast<std::int64_t>(i));
+      std::string v = detail::var_name(i);
       bool found = false;
       for (std::size_t p = a.text.find(v); p != std::string::npos && !found; p = a.text.find(v, p + 1)) {
         bool left = p == 0 || !detail::is_ident_char(a.text[p - 1]);
@@ -518,12 +522,12 @@ class scheduler {
       std::int64_t s = get_dep(d).bytes;
       return s > 0 ? s : std::int64_t{10};
     };
-    int t = ++stamp_;
-    for (int r : B.reads) buf_mark_[static_cast<std::size_t>(get_dep(r).buffer)] = t;
-    int common = ++stamp_;
+    int t = ++tmp_->stamp;
+    for (int r : B.reads) tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)] = t;
+    int common = ++tmp_->stamp;
     bool any = false;
     for (int r : A.reads) {
-      auto& m = buf_mark_[static_cast<std::size_t>(get_dep(r).buffer)];
+      auto& m = tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)];
       if (m == t || m == common) {
         m = common;
         any = true;
@@ -533,11 +537,11 @@ class scheduler {
     std::int64_t total1 = 0, total2 = 0, c1 = 0, c2 = 0;
     for (int r : A.reads) {
       total1 += size(r);
-      if (buf_mark_[static_cast<std::size_t>(get_dep(r).buffer)] == common) c1 += size(r);
+      if (tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)] == common) c1 += size(r);
     }
     for (int r : B.reads) {
       total2 += size(r);
-      if (buf_mark_[static_cast<std::size_t>(get_dep(r).buffer)] == common) c2 += size(r);
+      if (tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)] == common) c2 += size(r);
     }
     std::int64_t total = std::max(total1, total2);
     if (total == 0) return 0;
@@ -552,8 +556,8 @@ class scheduler {
     if (id < 0) {
       id = extra_dep_ids_.intern(d);
       extra_deps_.push_back(d);
-      dep_mark_.push_back(0);
-      dep_seen_.push_back(0);
+      tmp_->dep_mark.push_back(0);
+      tmp_->dep_seen.push_back(0);
     }
     return g_.dep_count() + id;
   }
@@ -633,7 +637,7 @@ class scheduler {
             if (na.strides[j] == 0) continue;
             if (!na.text.empty()) na.text += " + ";
             if (na.strides[j] != 1) na.text += detail::to_decimal(na.strides[j]) + "*";
-            na.text += "d" + detail::to_decimal(static_cast<std::int64_t>(j));
+            na.text += detail::var_name(j);
           }
           if (na.offset != 0 || na.text.empty()) na.text += (na.text.empty() ? "" : " + ") + detail::to_decimal(na.offset);
           dd.access = intern_access(na);
@@ -717,28 +721,28 @@ class scheduler {
     S.writes.clear();
     S.reads.clear();
     S.unmet.clear();
-    int w = ++stamp_;
+    int w = ++tmp_->stamp;
     for (int m : members)
       for (int d : node(m).writes)
-        if (dep_mark_[static_cast<std::size_t>(d)] != w) {
-          dep_mark_[static_cast<std::size_t>(d)] = w;
+        if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w) {
+          tmp_->dep_mark[static_cast<std::size_t>(d)] = w;
           S.writes.push_back(d);
         }
-    int r = ++stamp_;
+    int r = ++tmp_->stamp;
     for (int m : members)
       for (int d : node(m).reads)
-        if (dep_mark_[static_cast<std::size_t>(d)] != w && dep_seen_[static_cast<std::size_t>(d)] != r) {
-          dep_seen_[static_cast<std::size_t>(d)] = r;
+        if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w && tmp_->dep_seen[static_cast<std::size_t>(d)] != r) {
+          tmp_->dep_seen[static_cast<std::size_t>(d)] = r;
           S.reads.push_back(d);
         }
-    int own = ++stamp_;
-    for (int b : S.buffers) buf_mark_[static_cast<std::size_t>(b)] = own;
-    int u = ++stamp_;
+    int own = ++tmp_->stamp;
+    for (int b : S.buffers) tmp_->buf_mark[static_cast<std::size_t>(b)] = own;
+    int u = ++tmp_->stamp;
     for (int m : members)
       for (int d : node(m).unmet)
-        if (dep_mark_[static_cast<std::size_t>(d)] != w && buf_mark_[static_cast<std::size_t>(get_dep(d).buffer)] != own &&
-            dep_seen_[static_cast<std::size_t>(d)] != u) {
-          dep_seen_[static_cast<std::size_t>(d)] = u;
+        if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w && tmp_->buf_mark[static_cast<std::size_t>(get_dep(d).buffer)] != own &&
+            tmp_->dep_seen[static_cast<std::size_t>(d)] != u) {
+          tmp_->dep_seen[static_cast<std::size_t>(d)] = u;
           S.unmet.push_back(d);
         }
   }
@@ -837,12 +841,12 @@ class scheduler {
     for (int s : alive_) {
       const sched_node& S = node(s);
       if (S.unfusable()) continue;
-      int t = ++stamp_;
+      int t = ++tmp_->stamp;
       for (const auto* list : {&S.reads, &S.writes})
         for (int d : *list) {
           int buf = get_dep(d).buffer;
-          if (buf_mark_[static_cast<std::size_t>(buf)] == t) continue;
-          buf_mark_[static_cast<std::size_t>(buf)] = t;
+          if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
+          tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
           auto& bucket = by_buffer[static_cast<std::size_t>(buf)];
           if (bucket.empty()) bucket_order.push_back(buf);
           bucket.push_back(s);
@@ -945,8 +949,8 @@ class scheduler {
     owner_.assign(static_cast<std::size_t>(g_.buffer_count()), -1);
     for (int s : alive_)
       for (int b : node(s).buffers) owner_[static_cast<std::size_t>(b)] = s;
-    int t = ++visit_;
-    group_seen_.resize(sched_.size(), 0);
+    int t = ++tmp_->visit;
+    tmp_->group_seen.resize(sched_.size(), 0);
     std::vector<int> result;
     result.reserve(alive_.size());
     struct frame {
@@ -956,7 +960,7 @@ class scheduler {
     };
     std::vector<frame> stack;
     auto open = [&](int s) {
-      group_seen_[static_cast<std::size_t>(s)] = t;
+      tmp_->group_seen[static_cast<std::size_t>(s)] = t;
       frame f{s, node(s).unmet, 0};
       detail::python_sort(f.deps, [&](int x, int y) {
         return name_rank_[static_cast<std::size_t>(get_dep(x).buffer)] < name_rank_[static_cast<std::size_t>(get_dep(y).buffer)];
@@ -964,7 +968,7 @@ class scheduler {
       stack.push_back(std::move(f));
     };
     for (int s : alive_) {
-      if (group_seen_[static_cast<std::size_t>(s)] == t) continue;
+      if (tmp_->group_seen[static_cast<std::size_t>(s)] == t) continue;
       open(s);
       while (!stack.empty()) {
         frame& f = stack.back();
@@ -975,7 +979,7 @@ class scheduler {
         }
         int buf = get_dep(f.deps[f.next++]).buffer;
         int o = owner_[static_cast<std::size_t>(buf)];
-        if (o >= 0 && group_seen_[static_cast<std::size_t>(o)] != t) open(o);
+        if (o >= 0 && tmp_->group_seen[static_cast<std::size_t>(o)] != t) open(o);
       }
     }
     alive_ = std::move(result);
@@ -1014,8 +1018,13 @@ class scheduler {
   std::vector<access> extra_access_;
   detail::interner<dep, detail::dep_hash> extra_dep_ids_;
   detail::interner<access, detail::access_hash> extra_access_ids_;
-  mutable std::vector<int> dep_mark_, dep_seen_, buf_mark_, node_mark_, node_seen_, group_seen_;
-  mutable int stamp_ = 0, visit_ = 0;
+  // Scratch marks for the const queries. Held through a pointer rather than as
+  // `mutable` members, which GCC 12 refuses to read in constant evaluation.
+  struct scratch {
+    std::vector<int> dep_mark, dep_seen, buf_mark, node_mark, node_seen, group_seen;
+    int stamp = 0, visit = 0;
+  };
+  scratch* tmp_ = new scratch{};
 };
 
 }  // namespace fusedsl

@@ -38,6 +38,13 @@ constexpr std::string to_decimal(std::int64_t v) {
   return s;
 }
 
+/// The canonical name of the i-th loop variable: d<i>.
+constexpr std::string var_name(std::size_t i) {
+  std::string s(1, 'd');
+  s += to_decimal(static_cast<std::int64_t>(i));
+  return s;
+}
+
 /// Python floor division and modulo (the index language is sympy's, which floors).
 constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
@@ -63,8 +70,7 @@ constexpr std::string canonical_index(std::string_view text, const std::vector<s
       for (std::size_t k = 0; k < vars.size(); ++k)
         if (vars[k] == id) { pos = static_cast<int>(k); break; }
       if (pos >= 0) {
-        out += 'd';
-        out += to_decimal(pos);
+        out += var_name(static_cast<std::size_t>(pos));
       } else {
         if (is_canonical_var(id)) out += '?';
         out.append(id.begin(), id.end());

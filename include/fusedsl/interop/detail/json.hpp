@@ -91,7 +91,8 @@ class parser {
         if (s_[p_] != '"') fail("expected a member name in quotes");
         std::string key = parse_string();
         ws();
-        if (p_ >= s_.size() || s_[p_] != ':') fail("expected ':' after member name \"" + key + "\"");
+        if (p_ >= s_.size()) fail("unexpected end of input in an object (truncated file?)");
+        if (s_[p_] != ':') fail("expected ':' after member name \"" + key + "\"");
         ++p_;
         ws();
         value item = parse_value(depth + 1);

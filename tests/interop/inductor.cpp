@@ -1,0 +1,90 @@
+// Loading Inductor dumps: the samples give Inductor's groups; bad input is refused
+// with the node and the field named.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include <fusedsl/interop/inductor.hpp>
+#include <fusedsl/schedule/fuse_nodes.hpp>
+
+namespace fx = fusedsl;
+
+namespace {
+using groups = std::vector<std::vector<std::string>>;
+groups canonical(groups g) {
+  for (auto& x : g) std::sort(x.begin(), x.end());
+  std::sort(g.begin(), g.end());
+  return g;
+}
+
+// A minimal valid dump with two pointwise nodes; `patch` edits the text.
+std::string dump(const std::string& node_b_extra = "", const std::string& users_b = "[\"OUTPUT\"]",
+                 const std::string& numel = "\"64\"") {
+  return R"({"workload": "t", "outputs": ["b_out"], "nodes": [
+    {"name": "a", "type": "SchedulerNode", "reduction": false, "template": false, "extern": false, "foreach": false,
+     "device": "cuda:0", "group": ["cuda:0", [)" + numel + R"(, "1"]],
+     "reads": [{"kind": "MemoryDep", "buffer": "x", "index": "d0", "size": ["64"], "var_names": ["d0"], "bytes": 256}],
+     "writes": [{"kind": "MemoryDep", "buffer": "a_out", "index": "d0", "size": ["64"], "var_names": ["d0"], "bytes": 256}],
+     "unmet": [], "users": ["b"], "buffers": ["a_out"], "ancestors": [], "min_order": 0, "max_order": 0, "members": ["a"]},
+    {"name": "b", "type": "SchedulerNode", "reduction": false, "template": false, "extern": false, "foreach": false,
+     "device": "cuda:0", "group": ["cuda:0", ["64", "1"]], )" + node_b_extra + R"(
+     "reads": [{"kind": "MemoryDep", "buffer": "a_out", "index": "d0", "size": ["64"], "var_names": ["d0"], "bytes": 256}],
+     "writes": [{"kind": "MemoryDep", "buffer": "b_out", "index": "d0", "size": ["64"], "var_names": ["d0"], "bytes": 256}],
+     "unmet": ["a_out"], "users": )" + users_b + R"(, "buffers": ["b_out"], "ancestors": ["a"], "min_order": 1, "max_order": 1,
+     "members": ["b"]}],
+  "fused_groups": [["a", "b"]]})";
+}
+}  // namespace
+
+TEST_CASE("every sample dump schedules to Inductor's fused_groups") {
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(FUSEDSL_DUMP_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    ++files;
+    CAPTURE(e.path().string());
+    auto d = fx::load_inductor_file(e.path().string());
+    auto p = fx::fuse_nodes(d.g);
+    groups ours;
+    for (const auto& g : p.groups) ours.push_back(g.names);
+    CHECK(canonical(ours) == canonical(d.fused_groups));
+  }
+  CHECK(files >= 5);
+}
+
+TEST_CASE("a minimal dump loads and fuses") {
+  auto d = fx::load_inductor_dump(dump(), "mini");
+  CHECK(d.g.size() == 2);
+  CHECK(fx::fuse_nodes(d.g).group_count() == 1);
+}
+
+TEST_CASE("bad dumps are refused with the node and the field named") {
+  auto refused = [](const std::string& text, const char* expected) {
+    CHECK_THROWS_WITH_AS(fx::load_inductor_dump(text, "bad.json"), doctest::Contains(expected), fx::error);
+  };
+  refused(dump().substr(0, 300), "bad.json: JSON: unexpected end of input");
+  refused(dump("", "[\"OUTPUT\", \"nobody\"]"), "node b: field \"users\": unknown node \"nobody\"");
+  refused(dump("", "[\"OUTPUT\"]", "\"6x4\""), "node a: field \"group\": bad number \"6x4\"");
+  refused(dump("", "[\"OUTPUT\"]", "-3"), "node a: field \"group\": bad number \"-3\"");
+  std::string no_reads = dump();
+  no_reads.replace(no_reads.find("\"reads\""), 5, "\"rXds");
+  refused(no_reads, "node a: missing field \"reads\"");
+  std::string no_kind = dump();
+  no_kind.replace(no_kind.find("\"kind\": \"MemoryDep\""), 6, "\"kond\"");
+  refused(no_kind, "node a: reads[0]: missing field \"kind\"");
+  std::string bad_kind = dump();
+  bad_kind.replace(bad_kind.find("MemoryDep"), 9, "MemoryDop");
+  refused(bad_kind, "unknown dep kind \"MemoryDop\"");
+  // a reads b's output and b reads a's: a cycle.
+  std::string cyc = dump();
+  cyc.replace(cyc.find("\"buffer\": \"x\""), 13, "\"buffer\": \"b_out\"");
+  refused(cyc, "cycle");
+  std::string no_group = dump();
+  no_group.replace(no_group.find("\"group\""), 7, "\"grXup\"");
+  refused(no_group, "node a: missing field \"group\"");
+}
+
+TEST_CASE("missing files are reported") {
+  CHECK_THROWS_WITH_AS(fx::load_inductor_file("/nonexistent/x.json"), doctest::Contains("cannot open"), fx::error);
+}

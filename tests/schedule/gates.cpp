@@ -1,0 +1,234 @@
+// One test per can_fuse gate: each builds the smallest graph that trips it and checks
+// the reason (Inductor's WhyNoFuse wording).
+#include <doctest/doctest.h>
+
+#include <fusedsl/schedule/fuse_nodes.hpp>
+
+#include "builders.hpp"
+
+using namespace fx_test;
+namespace fx = fusedsl;
+using fx::why_no_fuse;
+
+namespace {
+constexpr std::int64_t N = 1024;
+
+fx::graph finalized(std::vector<node_spec> nodes, std::vector<std::string> outputs = {}) {
+  fx::graph g;
+  for (auto& n : nodes) g.add_node(std::move(n));
+  for (auto& o : outputs) g.add_output(std::move(o));
+  g.finalize();
+  return g;
+}
+// A scalar read shared by two nodes, `bytes` big (the size hint is what the score uses).
+dep_spec scalar(std::string buf, std::int64_t bytes) { return fx::memory_dep(std::move(buf), "0", {}, bytes); }
+}  // namespace
+
+TEST_CASE("a fusable pair passes every gate") {
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
+  CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::none);
+}
+
+TEST_CASE("gate: same node") {
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N)});
+  CHECK(fx::check_fusion(g, "a", "a") == why_no_fuse::same_node);
+}
+
+TEST_CASE("gate: extern and nop nodes never fuse") {
+  auto g = finalized({other("mm", node_kind::extern_kernel, {fx::star_dep("x", 4 * N)}, {fx::star_dep("t", 4 * N)}),
+                      other("view", node_kind::nop, {fx::star_dep("x", 4 * N)}, {fx::star_dep("v", 4 * N)}),
+                      pointwise("p", {flat("t", N)}, {flat("u", N)}, N)});
+  CHECK(fx::check_fusion(g, "mm", "p") == why_no_fuse::node1_extern);
+  CHECK(fx::check_fusion(g, "view", "p") == why_no_fuse::node1_nop);
+  CHECK(fx::check_fusion(g, "p", "mm") == why_no_fuse::node2_extern_or_nop);
+  CHECK(std::string(fx::to_string(why_no_fuse::node1_extern)) == "node1 is extern but not a triton kernel");
+}
+
+TEST_CASE("gate: node1 must go before node2") {
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
+  CHECK(fx::check_fusion(g, "b", "a") == why_no_fuse::order);
+  CHECK(std::string(fx::to_string(why_no_fuse::order)) == "node1 must go before node2");
+}
+
+TEST_CASE("gate: templates take pointwise epilogues only") {
+  auto g = finalized({other("mm", node_kind::template_kernel, {flat("x", N)}, {flat("t", N)}, N),
+                      pointwise("epi", {flat("t", N)}, {flat("u", N)}, N),
+                      reduction("red", {flat("t", N)}, {fx::memory_dep("s", "0", {}, 4)}, 1, N),
+                      pointwise("pro", {flat("x", N)}, {flat("p", N)}, N),
+                      other("mm2", node_kind::template_kernel, {flat("p", N)}, {flat("q", N)}, N),
+                      reduction("rpro", {flat("x", N)}, {fx::memory_dep("rp", "0", {}, 4)}, 1, N),
+                      other("mm3", node_kind::template_kernel, {flat("x", N), scalar("rp", 4)}, {flat("q3", N)}, N)});
+  CHECK(fx::check_fusion(g, "mm", "epi") == why_no_fuse::none);
+  CHECK(fx::check_fusion(g, "mm", "red") == why_no_fuse::template_epilogue);
+  // Prologues: dumps do not say which template inputs accept them, so none do by default.
+  CHECK(fx::check_fusion(g, "pro", "mm2") == why_no_fuse::prologue_inputs);
+  CHECK(fx::check_fusion(g, "rpro", "mm3") == why_no_fuse::prologue_not_pointwise);
+  fx::fuse_config off;
+  off.prologue_fusion = false;
+  CHECK(fx::check_fusion(g, "pro", "mm2", off) == why_no_fuse::prologue_off);
+  fx::fuse_config on;
+  on.template_prologue_inputs = true;
+  CHECK(fx::check_fusion(g, "pro", "mm2", on) == why_no_fuse::none);
+}
+
+TEST_CASE("gate: device mismatch") {
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N, "cuda:0"),
+                      pointwise("b", {flat("x", N)}, {flat("u", N)}, N, "cuda:1")});
+  CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::device_mismatch);
+}
+
+TEST_CASE("gate: no shared data (unless aggressive fusion, for pointwise pairs)") {
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("y", N)}, {flat("u", N)}, N)});
+  CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::no_shared_data);
+  fx::fuse_config aggressive;
+  aggressive.aggressive_fusion = true;
+  // Past the shared-data gate, a horizontal pair still needs the memory threshold.
+  CHECK(fx::check_fusion(g, "a", "b", aggressive) == why_no_fuse::score_threshold);
+}
+
+TEST_CASE("gate: exceeds max fusion size") {
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
+  fx::fuse_config small;
+  small.max_fusion_size = 1;
+  CHECK(fx::check_fusion(g, "a", "b", small) == why_no_fuse::exceeds_max_fusion);
+}
+
+TEST_CASE("gate: peak memory guard") {
+  // c1 and c2 each read a large single-use buffer of the same shape and share only a
+  // small vector: fusing them keeps both large buffers alive at once.
+  const std::int64_t big = 1 << 20;
+  auto g = finalized({pointwise("p1", {flat("x", big)}, {flat("t1", big)}, big),
+                      pointwise("p2", {flat("y", big)}, {flat("t2", big)}, big),
+                      pointwise("c1", {flat("t1", big), scalar("bias", 4096)}, {flat("o1", big)}, big),
+                      pointwise("c2", {flat("t2", big), scalar("bias", 4096)}, {flat("o2", big)}, big)},
+                     {"o1", "o2"});
+  CHECK(fx::check_fusion(g, "c1", "c2") == why_no_fuse::peak_memory);
+  fx::fuse_config no_guard;
+  no_guard.peak_memory_guard = false;
+  CHECK(fx::check_fusion(g, "c1", "c2", no_guard) == why_no_fuse::none);
+}
+
+TEST_CASE("gate: too many unique input/output buffers (when limited)") {
+  auto g = finalized({pointwise("a", {flat("x", N), flat("y", N)}, {flat("t", N)}, N),
+                      pointwise("b", {flat("t", N), flat("z", N)}, {flat("u", N)}, N)},
+                     {"u"});
+  fx::fuse_config cfg;
+  cfg.max_fusion_unique_io_buffers = 3;
+  CHECK(fx::check_fusion(g, "a", "b", cfg) == why_no_fuse::too_many_io);
+  cfg.max_fusion_unique_io_buffers = 4;
+  CHECK(fx::check_fusion(g, "a", "b", cfg) == why_no_fuse::none);
+}
+
+TEST_CASE("gate (vertical): every read of node2 from node1 must match node1's write index") {
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N),
+                      pointwise("shifted", {flat("x", N), fx::memory_dep("t", "d0 + 1", {N}, 4 * N)}, {flat("u", N)}, N),
+                      pointwise("star", {flat("x", N), fx::star_dep("t", 4 * N)}, {flat("v", N)}, N),
+                      pointwise("bcast", {flat("x", N), fx::memory_dep("t", "d0", {N, 4}, 16 * N)},
+                                {fx::memory_dep("w", "4*d0 + d1", {N, 4}, 16 * N)}, 4 * N)});
+  CHECK(fx::check_fusion(g, "a", "shifted") == why_no_fuse::memory_deps_mismatch);
+  CHECK(fx::check_fusion(g, "a", "star") == why_no_fuse::memory_deps_mismatch);
+  // A broadcasting read (extra trailing loop) still matches the write; the pair then
+  // fails only on the backend's numel rule.
+  CHECK(fx::check_fusion(g, "a", "bcast") == why_no_fuse::nonreduce_mismatch);
+}
+
+TEST_CASE("gate (vertical): no intermediate node between node1 and node2") {
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("ta", N)}, N),
+                      pointwise("b", {flat("ta", N)}, {flat("tb", N)}, N),
+                      pointwise("c", {flat("ta", N), flat("tb", N)}, {flat("tc", N)}, N)});
+  CHECK(fx::check_fusion(g, "a", "c") == why_no_fuse::intermediate_nodes);
+  CHECK(fx::check_fusion(g, "b", "c") == why_no_fuse::none);
+}
+
+TEST_CASE("gate (horizontal): shared bytes below score_fusion_memory_threshold") {
+  auto g = finalized({pointwise("a", {scalar("s", 4), flat("x", N)}, {flat("t", N)}, N),
+                      pointwise("b", {scalar("s", 4), flat("y", N)}, {flat("u", N)}, N)});
+  CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::score_threshold);
+}
+
+TEST_CASE("gate (horizontal): nodes too far apart") {
+  std::vector<node_spec> nodes{pointwise("first", {flat("x", N)}, {flat("t0", N)}, N)};
+  for (int i = 0; i < 70; ++i)
+    nodes.push_back(pointwise(name("f", i), {flat(name("y", i), N)}, {flat(name("z", i), N)}, N));
+  nodes.push_back(pointwise("last", {flat("x", N)}, {flat("t1", N)}, N));
+  auto g = finalized(std::move(nodes));
+  CHECK(fx::check_fusion(g, "first", "last") == why_no_fuse::too_far);
+}
+
+TEST_CASE("gate (backend): reductions need equal (numel, rnumel)") {
+  auto g = finalized({row_reduce("r1", "x", "s1", 1024, 4096), row_reduce("r2", "x", "s2", 512, 8192),
+                      row_reduce("r3", "x", "s3", 1024, 4096)});
+  CHECK(fx::check_fusion(g, "r1", "r3") == why_no_fuse::none);
+  // Different loop shapes read the same buffer: the overlap score does not apply to
+  // reductions, so the pair has no shared data at all.
+  CHECK(fx::check_fusion(g, "r1", "r2") == why_no_fuse::no_shared_data);
+  auto h = finalized({reduction("r1", {scalar("w", 4096), flat("x", 4096)}, {flat("s1", 64)}, 64, 64),
+                      reduction("r2", {scalar("w", 4096), flat("y", 4096)}, {flat("s2", 32)}, 32, 128)});
+  CHECK(fx::check_fusion(h, "r1", "r2") == why_no_fuse::reduce_mismatch);
+}
+
+TEST_CASE("gate (backend): pointwise pairs need equal numel") {
+  auto g = finalized({pointwise("a", {scalar("w", 4096), flat("x", N)}, {flat("t", N)}, N),
+                      pointwise("b", {scalar("w", 4096), flat("y", 2 * N)}, {flat("u", 2 * N)}, 2 * N)});
+  CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::nonreduce_mismatch);
+}
+
+TEST_CASE("gate (backend): a pointwise node after a reduction") {
+  // softmax-like: the pointwise node has numel rows*cols; a row-sized one has numel rows.
+  auto g = finalized({row_reduce("r", "x", "s", 1024, 4096),
+                      pointwise("full", {fx::memory_dep("x", "4096*d0 + d1", {1024, 4096}, 1 << 24),
+                                         fx::memory_dep("s", "d0", {1024}, 4096)},
+                                {fx::memory_dep("y", "4096*d0 + d1", {1024, 4096}, 1 << 24)}, 1024 * 4096),
+                      pointwise("rows", {flat("s", 1024)}, {flat("z", 1024)}, 1024),
+                      pointwise("odd", {flat("s", 1024), flat("q", 1000)}, {flat("o", 1000)}, 1000)});
+  CHECK(fx::check_fusion(g, "r", "full") == why_no_fuse::none);
+  CHECK(fx::check_fusion(g, "r", "rows") == why_no_fuse::none);
+  CHECK(fx::check_fusion(g, "r", "odd") == why_no_fuse::numel_incompatible);
+  auto h = finalized({reduction("r", {scalar("w", 1024), flat("x", 200)}, {flat("s", 50)}, 50, 4),
+                      pointwise("p", {scalar("w", 1024), flat("y", 100)}, {flat("z", 100)}, 100)});
+  CHECK(fx::check_fusion(h, "r", "p") == why_no_fuse::numel_incompatible);
+}
+
+TEST_CASE("gate (backend): loops that cannot be split across (numel, rnumel)") {
+  // numel 24 = 6 x 4, but the pointwise loops are 4 x 6: the first loop straddles the split.
+  auto g = finalized({reduction("r", {scalar("w", 1024), fx::memory_dep("x", "4*d0 + d1", {6, 4}, 96)}, {flat("s", 6)}, 6, 4),
+                      pointwise("p", {scalar("w", 1024), fx::memory_dep("y", "6*d0 + d1", {4, 6}, 96)},
+                                {fx::memory_dep("z", "6*d0 + d1", {4, 6}, 96)}, 24)});
+  CHECK(fx::check_fusion(g, "r", "p") == why_no_fuse::rnumel_incompatible);
+}
+
+TEST_CASE("gate (backend): a transposed pointwise node has an invalid tiling for the reduction") {
+  auto g = finalized({reduction("r", {scalar("w", 1024), fx::memory_dep("x", "2048*d0 + d1", {512, 2048}, 1 << 22)},
+                                {flat("s", 512)}, 512, 2048),
+                      pointwise("t", {scalar("w", 1024), fx::memory_dep("y", "d0 + 1024*d1", {1024, 1024}, 1 << 22)},
+                                {fx::memory_dep("z", "1024*d0 + d1", {1024, 1024}, 1 << 22)}, 1 << 20)});
+  CHECK(fx::check_fusion(g, "r", "t") == why_no_fuse::invalid_reduction_tiling);
+}
+
+TEST_CASE("gate (backend): pointwise nodes whose tilings disagree") {
+  auto g = finalized({pointwise("a", {fx::memory_dep("x", "d0 + 1024*d1", {1024, 1024}, 1 << 22)},
+                                {fx::memory_dep("y", "1024*d0 + d1", {1024, 1024}, 1 << 22)}, 1 << 20),
+                      pointwise("b", {fx::memory_dep("x", "d0 + 2048*d1", {2048, 512}, 1 << 22)},
+                                {fx::memory_dep("z", "512*d0 + d1", {2048, 512}, 1 << 22)}, 1 << 20)});
+  CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::tiling_mismatch);
+}
+
+TEST_CASE("in-place updates: WeakDeps order the update after readers") {
+  // r reads x; m updates x in place after r (StarDep on x, WeakDep on r's output).
+  auto build = [](const char* read_index) {
+    return finalized({pointwise("r", {fx::memory_dep("x", read_index, {N}, 4 * N)}, {flat("r_out", N)}, N),
+                      pointwise("m", {fx::star_dep("x", 4 * N), flat("r_out", N), fx::weak_dep("r_out", "m_out")},
+                                {flat("m_out", N)}, N)});
+  };
+  auto same = build("d0");
+  CHECK(fx::check_fusion(same, "r", "m") == why_no_fuse::none);
+  CHECK(fx::check_fusion(same, "m", "r") == why_no_fuse::order);
+  // The reader touches another element than the one updated: the kernel could see a
+  // partially updated x, so the WeakDep cannot be dropped.
+  auto shifted = build("d0 + 1");
+  CHECK(fx::check_fusion(shifted, "r", "m") == why_no_fuse::memory_deps_mismatch);
+  // Scheduling keeps m after r in either case.
+  auto p = fx::fuse_nodes(shifted);
+  REQUIRE(p.groups.size() == 2);
+  CHECK(p.groups[0].names == std::vector<std::string>{"r"});
+}
