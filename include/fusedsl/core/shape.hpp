@@ -31,7 +31,12 @@ struct shape {
   }
 
   /// Number of axes.
-  FUSEDSL_HOST_DEVICE constexpr int rank() const { return rank_; }
+  FUSEDSL_HOST_DEVICE constexpr int rank() const {
+    // The invariant, told to the optimizer: loops bounded by rank() stay inside
+    // the fixed storage (and g++ stops warning about bounds that cannot occur).
+    if (rank_ < 0 || rank_ > max_rank) __builtin_unreachable();
+    return rank_;
+  }
 
   /// Extent of `axis`, 0 <= axis < rank() (unchecked: this is the fast path for kernels).
   FUSEDSL_HOST_DEVICE constexpr std::int64_t& operator[](int axis) { return extents_[axis]; }
@@ -48,11 +53,11 @@ struct shape {
   /// First extent, for range-for.
   FUSEDSL_HOST_DEVICE constexpr std::int64_t* begin() { return extents_; }
   /// One past the last extent.
-  FUSEDSL_HOST_DEVICE constexpr std::int64_t* end() { return extents_ + rank_; }
+  FUSEDSL_HOST_DEVICE constexpr std::int64_t* end() { return extents_ + rank(); }
   /// First extent, for range-for.
   FUSEDSL_HOST_DEVICE constexpr const std::int64_t* begin() const { return extents_; }
   /// One past the last extent.
-  FUSEDSL_HOST_DEVICE constexpr const std::int64_t* end() const { return extents_ + rank_; }
+  FUSEDSL_HOST_DEVICE constexpr const std::int64_t* end() const { return extents_ + rank(); }
 
   /// Appends an innermost axis; throws `fusedsl::error` when the shape already has `max_rank` axes.
   constexpr void push_back(std::int64_t extent) {

@@ -2,7 +2,7 @@
 /// The run-time side of a call: each named leaf of a program resolved to the
 /// view or value bound to it, checked for rank, device and aliasing.
 #pragma once
-#include <algorithm>  // std::sort
+#include <utility>    // std::swap
 #include <optional>   // std::optional
 #include <string>     // std::string
 
@@ -67,7 +67,8 @@ bool elements_distinct(const tensor_view<T>& v) {
   int n = 0;
   for (int i = 0; i < v.rank(); ++i)
     if (v.sizes()[i] > 1) order[n++] = i;
-  std::sort(order, order + n, [&](int a, int b) { return v.strides()[a] < v.strides()[b]; });
+  for (int i = 1; i < n; ++i)  // insertion sort by stride: at most max_rank axes
+    for (int j = i; j > 0 && v.strides()[order[j]] < v.strides()[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
   std::int64_t reach = 1;  // elements the inner axes span
   for (int k = 0; k < n; ++k) {
     if (v.strides()[order[k]] < reach) return false;
