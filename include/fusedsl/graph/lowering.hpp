@@ -47,6 +47,9 @@ struct pending_node {
   std::vector<std::string> star_reads;
   std::vector<std::pair<std::string, std::string>> weak_reads;  ///< (buffer, mutating buffer)
   std::string dtype;             ///< torch spelling, for byte sizes
+  int statement = -1;            ///< the statement it comes from
+  int distinct = -1;             ///< its position among the statement's distinct nodes; -1: the statement's value
+  bool writes_target = false;    ///< it writes the statement's target
 };
 
 /// A placeholder's state while lowering: its axes and its current buffer.
@@ -112,7 +115,9 @@ struct lowering {
       if (l.name == L::name.view()) return l;
     leaf_state l{std::string(L::name.view()), {}, 0, true, torch_dtype(L::value_dtype)};
     if constexpr (requires { L::role_of; }) l.holds_value = L::role_of == role::in || L::role_of == role::inout;
-    for (int i = 0; i < L::rank; ++i) l.axes.push_back(new_symbol());
+    // A dynamic rank is planned as one axis: the executor checks the real
+    // shapes of every fused group before it runs it fused.
+    for (int i = 0; i < (L::rank == dynamic_rank ? 1 : L::rank); ++i) l.axes.push_back(new_symbol());
     leaves.push_back(l);
     return leaves.back();
   }
@@ -130,23 +135,6 @@ struct lowering {
   }
 };
 
-template <class E>
-inline constexpr bool is_realize = false;
-template <class A>
-inline constexpr bool is_realize<pointwise<ops::realize, A>> = true;
-
-/// Node types of a statement value that become nodes of their own.
-template <class E>
-inline constexpr bool makes_node = is_reduction_node<E> || is_realize<E>;
-
-/// The distinct node-making subexpressions of `V`, inner ones first.
-template <class V>
-constexpr auto distinct_nodes() {
-  return unique_types(hana::filter(subexpressions<V>(), [](auto t) {
-    return hana::bool_c<makes_node<typename decltype(t)::type>>;
-  }));
-}
-
 /// Lowering of one statement (index `Index`, value type `V`).
 template <class V, std::size_t Index>
 struct statement_lowering {
@@ -154,6 +142,7 @@ struct statement_lowering {
   lowering& state;
   std::vector<std::string> buffers = std::vector<std::string>(hana::length(distinct).value);
   std::vector<std::vector<int>> shapes = std::vector<std::vector<int>>(hana::length(distinct).value);
+  int tensors = 0;  ///< tensors met so far (each an input of its own)
 
   /// The symbolic shape of `E`, adding its reads to `reads` and lowering the
   /// nodes below it on first sight.
@@ -171,13 +160,14 @@ struct statement_lowering {
       });
       return result;
     } else if constexpr (requires { E::role_of; }) {
-      static_assert(E::rank != dynamic_rank, "fusedsl: plans need placeholders of static rank");
       const leaf_state& l = state.template leaf<E>();
       reads.push_back({l.buffer(), l.axes});
       return l.axes;
+    } else if constexpr (requires { std::declval<E>().view; }) {  // a tensor inside the expression: an input
+      const std::vector<int> axes{state.new_symbol()};
+      reads.push_back({"tensor" + detail::to_decimal(tensors++), axes});
+      return axes;
     } else {
-      static_assert(!requires { E::value_dtype; } || E::rank == 0,
-                    "fusedsl: plans need static ranks: use placeholders rather than tensors inside expressions");
       return {};  // constants and params: scalars, no memory
     }
   }
@@ -189,12 +179,16 @@ struct statement_lowering {
       using A = decltype(std::declval<E>().arg);
       node.kind = node_kind::reduction;
       node.space = visit<A>(node.reads);
+      if (A::rank == dynamic_rank && E::axes_type::count > 0)  // planned as one kept and one reduced axis
+        node.space = {state.new_symbol(), state.new_symbol()};
       const int rank = static_cast<int>(node.space.size());
       node.reduced.assign(node.space.size(), E::axes_type::count == 0);
-      for (int i = 0; i < E::axes_type::count; ++i) {
-        const int a = E::axes_type::values[i];
-        node.reduced[static_cast<std::size_t>(a < 0 ? a + rank : a)] = true;
-      }
+      if (A::rank == dynamic_rank && E::axes_type::count > 0) node.reduced[1] = true;
+      else
+        for (int i = 0; i < E::axes_type::count; ++i) {
+          const int a = E::axes_type::values[i];
+          node.reduced[static_cast<std::size_t>(a < 0 ? a + rank : a)] = true;
+        }
       for (std::size_t d = 0; d < node.space.size(); ++d) {
         if (!node.reduced[d]) shapes[k].push_back(node.space[d]);
         else if (E::keep_axes) shapes[k].push_back(unit_axis);
@@ -206,6 +200,8 @@ struct statement_lowering {
       shapes[k] = node.space;
     }
     node.dtype = torch_dtype(E::value_dtype);
+    node.statement = static_cast<int>(Index);
+    node.distinct = static_cast<int>(k);
     buffers[k] = node.buffer = "s" + detail::to_decimal(Index) + "." + node_name<E>() + detail::to_decimal(k);
     state.nodes.push_back(node);
   }
@@ -248,8 +244,10 @@ constexpr void lower_statement(lowering& state) {
     node.reduced.assign(node.space.size(), false);
     node.reads = reads;
     node.dtype = torch_dtype(T::value_dtype);
+    node.statement = static_cast<int>(Index);
   }
   node.buffer = new_buffer;
+  node.writes_target = true;
   if (in_place) {
     node.star_reads.push_back(old_buffer);
     for (int r : state.readers(old_buffer)) node.weak_reads.push_back({state.nodes[static_cast<std::size_t>(r)].buffer, new_buffer});
@@ -339,19 +337,26 @@ constexpr graph build_graph(lowering& state) {
 
 }  // namespace lowering_detail
 
-/// The scheduler graph of program `P` (computable in constant evaluation).
+/// The lowering of program `P`: its nodes before size hints, in order.
 template <class P>
-constexpr graph graph_of() {
+constexpr lowering_detail::lowering lower() {
   lowering_detail::lowering state;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (lowering_detail::lower_statement<I, std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<P>().statements))>>(state),
      ...);
-  }(std::make_index_sequence<hana::length(decltype(std::declval<P>().statements){}).value>{});
+  }(std::make_index_sequence<decltype(hana::length(std::declval<P>().statements))::value>{});
   hana::for_each(P::named_leaves, [&](auto t) {
     using L = typename decltype(t)::type;
     if constexpr (requires { L::role_of; })
       if constexpr (L::role_of == role::out || L::role_of == role::inout) state.outputs.push_back(std::string(L::name.view()));
   });
+  return state;
+}
+
+/// The scheduler graph of program `P` (computable in constant evaluation).
+template <class P>
+constexpr graph graph_of() {
+  lowering_detail::lowering state = lower<P>();
   return lowering_detail::build_graph(state);
 }
 /// The scheduler graph of `prog`.

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdio>
 #include <ostream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,7 +25,7 @@ struct fusion_decision {
 };
 
 namespace detail {
-inline std::string joined_names(const plan& p, const std::vector<int>& nodes) {
+inline std::string joined_names(const plan& p, std::span<const int> nodes) {
   std::string s;
   for (int n : nodes) s += (s.empty() ? "" : "_") + p.node_names[static_cast<std::size_t>(n)];
   return s;
@@ -58,8 +59,8 @@ inline std::vector<fusion_decision> possible_fusions(const plan& p) {
       fusion_decision d;
       d.round = static_cast<int>(r);
       d.reorder_round = log.reorder_round;
-      d.node1 = detail::joined_names(p, log.members[static_cast<std::size_t>(c.node1)]);
-      d.node2 = detail::joined_names(p, log.members[static_cast<std::size_t>(c.node2)]);
+      d.node1 = detail::joined_names(p, log.members(c.node1));
+      d.node2 = detail::joined_names(p, log.members(c.node2));
       d.tried1 = c.remapped ? detail::joined_names(p, c.tried1) : d.node1;
       d.tried2 = c.remapped ? detail::joined_names(p, c.tried2) : d.node2;
       d.score = c.score;
@@ -82,19 +83,19 @@ std::vector<fusion_decision> possible_fusions(const graph& g, fuse_config cfg = 
 inline void explain(const plan& p, std::ostream& os) {
   for (std::size_t r = 0; r < p.rounds.size(); ++r) {
     const round_log& log = p.rounds[r];
-    os << "round " << (r + 1) << (log.reorder_round ? " (loop reordering)" : "") << ": " << log.members.size()
+    os << "round " << (r + 1) << (log.reorder_round ? " (loop reordering)" : "") << ": " << log.node_count()
        << " nodes, " << log.pairs_examined << " pairs examined, " << log.candidates.size() << " candidates\n";
     for (const auto& c : log.candidates) {
-      os << "  " << detail::joined_names(p, log.members[static_cast<std::size_t>(c.node1)]) << " + "
-         << detail::joined_names(p, log.members[static_cast<std::size_t>(c.node2)]) << "  score "
+      os << "  " << detail::joined_names(p, log.members(c.node1)) << " + "
+         << detail::joined_names(p, log.members(c.node2)) << "  score "
          << detail::score_text(c.score) << "  -> ";
       if (c.remapped)
         os << "as " << detail::joined_names(p, c.tried1) << " + " << detail::joined_names(p, c.tried2) << ": ";
       os << to_string(c.outcome) << "\n";
     }
     for (const auto& x : log.rejected)
-      os << "  not a candidate: " << detail::joined_names(p, log.members[static_cast<std::size_t>(x.node1)]) << " + "
-         << detail::joined_names(p, log.members[static_cast<std::size_t>(x.node2)]) << ": " << to_string(x.reason) << "\n";
+      os << "  not a candidate: " << detail::joined_names(p, log.members(x.node1)) << " + "
+         << detail::joined_names(p, log.members(x.node2)) << ": " << to_string(x.reason) << "\n";
     os << "  -> " << log.nodes_after << " nodes\n";
   }
   os << p.groups.size() << " kernels:\n";

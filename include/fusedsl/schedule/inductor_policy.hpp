@@ -95,15 +95,16 @@ struct inductor_policy {
       }
       if (A.template_kernel || B.template_kernel) return why_no_fuse::none;
       if (s.config().tiling_prevents_pointwise_fusion) {
-        auto t1 = select_tiling(s, A.members, A.numel, A.rnumel);
-        auto t2 = select_tiling(s, B.members, A.numel, A.rnumel);
-        std::vector<int> both = A.members;
-        both.insert(both.end(), B.members.begin(), B.members.end());
-        auto t3 = select_tiling(s, both, A.numel, A.rnumel);
-        bool ok = true;
-        if (t1.size() > 2) ok = t2.size() > 2 ? (t1 == t2 && t2 == t3) : t1 == t3;
-        else if (t2.size() > 2) ok = t2 == t3;
-        if (!ok) return why_no_fuse::tiling_mismatch;
+        // Equal groups here, so each side's tiling is its own (cached) tiling.
+        const auto& t1 = own_tiling(s, a);
+        const auto& t2 = own_tiling(s, b);
+        if (t1.size() > 2 || t2.size() > 2) {
+          std::vector<int> both = A.members;
+          both.insert(both.end(), B.members.begin(), B.members.end());
+          auto t3 = select_tiling(s, both, A.numel, A.rnumel);
+          bool ok = t1.size() > 2 ? (t2.size() > 2 ? (t1 == t2 && t2 == t3) : t1 == t3) : t2 == t3;
+          if (!ok) return why_no_fuse::tiling_mismatch;
+        }
       }
       return why_no_fuse::none;
     }
@@ -116,13 +117,19 @@ struct inductor_policy {
       for (int m : P.members)
         if (!is_compatible(groups, s.ranges(m), s.pointwise_ranges(m), 1)) return why_no_fuse::rnumel_incompatible;
       if (s.config().tiling_prevents_reduction_fusion && !P.template_kernel) {
-        auto t = select_tiling(s, P.members, P.numel, 1);
+        const auto& t = own_tiling(s, a_pointwise ? a : b);
         bool valid = t == std::vector<std::int64_t>{P.numel, 1} || t == std::vector<std::int64_t>{R.numel, R.rnumel, 1};
         if (!valid) return why_no_fuse::invalid_reduction_tiling;
       }
       return why_no_fuse::none;
     }
     return P.numel == R.numel ? why_no_fuse::none : why_no_fuse::numel_incompatible;
+  }
+
+  /// The tiling a pointwise scheduler node would get on its own, cached per node.
+  template <class S>
+  static constexpr const std::vector<std::int64_t>& own_tiling(const S& s, int n) {
+    return s.memo(n, [&] { return select_tiling(s, s.node(n).members, s.node(n).numel, 1); });
   }
 
   /// SIMDKernel.is_compatible: can the loop `ranges` (pointwise part first) be split

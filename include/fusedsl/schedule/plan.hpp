@@ -2,6 +2,7 @@
 /// The result of fuse_nodes: ordered fused groups, what each must materialize, and the log.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,21 @@ struct rejected_pair {
 /// One round of fuse_nodes_once.
 struct round_log {
   bool reorder_round = false;              ///< the extra loop-reordering round
-  std::vector<std::vector<int>> members;   ///< the round's nodes (graph node ids of each), in order
+  std::vector<int> member_nodes;           ///< graph node ids of the round's nodes, one node after another
+  std::vector<int> member_start;           ///< where each node starts in member_nodes (plus an end mark)
   std::vector<fusion_candidate> candidates;///< in score order, best first
   std::vector<rejected_pair> rejected;     ///< refused pairs, in the order examined
   std::size_t pairs_examined = 0;          ///< pairs given to can_fuse while collecting
   int nodes_after = 0;                     ///< node count after the round
+
+  /// Number of nodes at the start of the round.
+  constexpr int node_count() const { return member_start.empty() ? 0 : static_cast<int>(member_start.size()) - 1; }
+  /// Graph node ids of the round's node `i`, in fused order.
+  constexpr std::span<const int> members(int i) const {
+    auto b = static_cast<std::size_t>(member_start[static_cast<std::size_t>(i)]);
+    auto e = static_cast<std::size_t>(member_start[static_cast<std::size_t>(i) + 1]);
+    return std::span<const int>(member_nodes.data() + b, e - b);
+  }
 };
 
 /// A schedule: kernels in execution order, plus how the scheduler got there.

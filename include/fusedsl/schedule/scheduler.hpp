@@ -214,6 +214,14 @@ class scheduler {
       }
       return keys;
     };
+    auto has_single_use = [&](const sched_node& s) {
+      for (int r : s.reads) {
+        const buffer_info& bi = g_.buffer(get_dep(r).buffer);
+        if (bi.producer >= 0 && bi.users.size() + (bi.output ? 1 : 0) == 1) return true;
+      }
+      return false;
+    };
+    if (!has_single_use(node(a)) || !has_single_use(node(b))) return false;
     std::vector<key> ka = single_use(node(a)), kb = single_use(node(b));
     std::int64_t overhead = 0;
     for (const key& k : ka)
@@ -255,7 +263,8 @@ class scheduler {
     if (X.min_order >= Y.max_order) return false;
     int t = ++tmp_->visit;
     for (int m : X.members) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
-    std::vector<int> stack;
+    std::vector<int>& stack = tmp_->stack;
+    stack.clear();
     for (int m : Y.members)
       for (int p : g_.node(m).preds) stack.push_back(p);
     while (!stack.empty()) {
@@ -281,7 +290,8 @@ class scheduler {
       for (int m : s->members) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
     const std::size_t n = static_cast<std::size_t>(g_.size());
     // Walk ancestors backwards; a state is (graph node, passed through a fused node).
-    std::vector<std::pair<int, bool>> stack;
+    std::vector<std::pair<int, bool>>& stack = tmp_->walk;
+    stack.clear();
     for (const sched_node* s : {&A, &B})
       for (int m : s->members)
         for (int p : g_.node(m).preds) stack.push_back({p, false});
@@ -349,37 +359,44 @@ class scheduler {
   constexpr why_no_fuse can_fuse_vertical(int a, int b) const {
     const sched_node& A = node(a);
     const sched_node& B = node(b);
-    // Deps of b not yet satisfied, grouped by (renamed) buffer in first-seen order.
-    std::vector<std::pair<int, std::vector<int>>> remaining;
+    // Deps of b not yet satisfied, with their (renamed) buffer; matched ones become -1.
+    auto& remaining = tmp_->remaining;
+    remaining.clear();
     for (int d : B.unmet) {
       const dep& dd = get_dep(d);
       if (dd.kind == dep_kind::weak && fusable_weak_dep(d, a, b)) continue;
-      int key = g_.rename(dd.buffer);
-      auto it = std::find_if(remaining.begin(), remaining.end(), [&](const auto& e) { return e.first == key; });
-      if (it == remaining.end()) remaining.push_back({key, {d}});
-      else it->second.push_back(d);
+      remaining.push_back({g_.rename(dd.buffer), d});
     }
     for (int w : A.writes) {
       const dep& wd = get_dep(w);
-      if (wd.kind == dep_kind::weak) continue;
+      if (wd.kind != dep_kind::memory) continue;
       int key = g_.rename(wd.buffer);
-      auto it = std::find_if(remaining.begin(), remaining.end(), [&](const auto& e) { return e.first == key; });
-      if (it == remaining.end() || wd.kind != dep_kind::memory) continue;
-      auto& list = it->second;
-      // Inductor removes matches from the list it is iterating over, which skips the
-      // element after each match; reproduced so the same deps stay unmatched.
-      for (std::size_t i = 0; i < list.size(); ++i)
-        if (fusable_read_and_write(list[i], w)) list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-    std::vector<int> names;
-    for (const auto& e : remaining)
-      for (int d : e.second) {
-        int buf = get_dep(d).buffer;
-        if (std::find(names.begin(), names.end(), buf) == names.end()) names.push_back(buf);
+      // Inductor removes matches from the per-buffer list it is iterating over, which
+      // skips the element after each match; reproduced so the same deps stay unmatched.
+      bool skip = false;
+      for (auto& e : remaining) {
+        if (e.first != key || e.second < 0) continue;
+        if (skip) {
+          skip = false;
+          continue;
+        }
+        if (fusable_read_and_write(e.second, w)) {
+          e.second = -1;
+          skip = true;
+        }
       }
+    }
+    auto& names = tmp_->names;
+    names.clear();
+    for (const auto& e : remaining) {
+      if (e.second < 0) continue;
+      int buf = get_dep(e.second).buffer;
+      if (std::find(names.begin(), names.end(), buf) == names.end()) names.push_back(buf);
+    }
     for (int buf : names)
       if (std::find(A.buffers.begin(), A.buffers.end(), buf) != A.buffers.end()) return why_no_fuse::memory_deps_mismatch;
-    std::vector<int> groups;
+    auto& groups = tmp_->groups;
+    groups.clear();
     for (int buf : names) {
       int op = g_.buffer(buf).producer;
       if (op < 0) continue;
@@ -442,6 +459,22 @@ class scheduler {
 
   /// The policy in use.
   constexpr const Policy& policy() const { return policy_; }
+
+  /// A per-node cache for policies: `compute()` once per scheduler node until the
+  /// node's loops are reordered (e.g. the SIMD backend's tiling of the node alone).
+  template <class F>
+  constexpr const std::vector<std::int64_t>& memo(int s, F compute) const {
+    auto i = static_cast<std::size_t>(s);
+    if (tmp_->memo.size() <= i) {
+      tmp_->memo.resize(sched_.size());
+      tmp_->memo_valid.resize(sched_.size(), 0);
+    }
+    if (!tmp_->memo_valid[i]) {
+      tmp_->memo[i] = compute();
+      tmp_->memo_valid[i] = 1;
+    }
+    return tmp_->memo[i];
+  }
 
  private:
   // ------------------------------------------------------------ helpers
@@ -652,6 +685,7 @@ class scheduler {
         if (g_.buffer(get_dep(r).buffer).producer >= 0) M.unmet.push_back(r);
     }
     if (node(s).fused()) refresh_group(s);
+    tmp_->memo_valid.assign(tmp_->memo_valid.size(), 0);
     return true;
   }
 
@@ -898,8 +932,13 @@ class scheduler {
     index_in_round_.assign(sched_.size(), -1);
     for (std::size_t i = 0; i < alive_.size(); ++i) {
       index_in_round_[static_cast<std::size_t>(alive_[i])] = static_cast<int>(i);
-      if (cfg_.record_log) log.members.push_back(node(alive_[i]).members);
+      if (cfg_.record_log) {
+        log.member_start.push_back(static_cast<int>(log.member_nodes.size()));
+        const auto& m = node(alive_[i]).members;
+        log.member_nodes.insert(log.member_nodes.end(), m.begin(), m.end());
+      }
     }
+    if (cfg_.record_log) log.member_start.push_back(static_cast<int>(log.member_nodes.size()));
     std::size_t examined = 0;
     auto pairs = get_possible_fusions(reorder_round, cfg_.record_log ? &log : nullptr, examined);
     std::vector<fusion_score> scores;
@@ -946,40 +985,45 @@ class scheduler {
   // node's unmet deps by buffer name (topological_sort_schedule).
   constexpr void topological_sort() {
     std::sort(alive_.begin(), alive_.end(), [&](int x, int y) { return node(x).min_order < node(y).min_order; });
+    const std::size_t n = alive_.size();
     owner_.assign(static_cast<std::size_t>(g_.buffer_count()), -1);
-    for (int s : alive_)
-      for (int b : node(s).buffers) owner_[static_cast<std::size_t>(b)] = s;
-    int t = ++tmp_->visit;
-    tmp_->group_seen.resize(sched_.size(), 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int b : node(alive_[i]).buffers) owner_[static_cast<std::size_t>(b)] = static_cast<int>(i);
+    // Each node's producers, visited in order of the dep's buffer name.
+    std::vector<int> start(n + 1, 0), producers;
+    std::vector<std::pair<int, int>> deps;  // (name rank, producer position)
+    for (std::size_t i = 0; i < n; ++i) {
+      start[i] = static_cast<int>(producers.size());
+      deps.clear();
+      for (int d : node(alive_[i]).unmet) {
+        int buf = get_dep(d).buffer;
+        int o = owner_[static_cast<std::size_t>(buf)];
+        if (o >= 0) deps.push_back({name_rank_[static_cast<std::size_t>(buf)], o});
+      }
+      if (deps.size() > 1) detail::python_sort(deps, [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (const auto& d : deps) producers.push_back(d.second);
+    }
+    start[n] = static_cast<int>(producers.size());
+    std::vector<char> seen(n, 0);
     std::vector<int> result;
-    result.reserve(alive_.size());
-    struct frame {
-      int s;
-      std::vector<int> deps;
-      std::size_t next;
-    };
-    std::vector<frame> stack;
-    auto open = [&](int s) {
-      tmp_->group_seen[static_cast<std::size_t>(s)] = t;
-      frame f{s, node(s).unmet, 0};
-      detail::python_sort(f.deps, [&](int x, int y) {
-        return name_rank_[static_cast<std::size_t>(get_dep(x).buffer)] < name_rank_[static_cast<std::size_t>(get_dep(y).buffer)];
-      });
-      stack.push_back(std::move(f));
-    };
-    for (int s : alive_) {
-      if (tmp_->group_seen[static_cast<std::size_t>(s)] == t) continue;
-      open(s);
+    result.reserve(n);
+    std::vector<std::pair<int, int>> stack;  // (position, next producer)
+    for (std::size_t root = 0; root < n; ++root) {
+      if (seen[root]) continue;
+      seen[root] = 1;
+      stack.push_back({static_cast<int>(root), start[root]});
       while (!stack.empty()) {
-        frame& f = stack.back();
-        if (f.next == f.deps.size()) {
-          result.push_back(f.s);
+        auto& [v, next] = stack.back();
+        if (next == start[static_cast<std::size_t>(v) + 1]) {
+          result.push_back(alive_[static_cast<std::size_t>(v)]);
           stack.pop_back();
           continue;
         }
-        int buf = get_dep(f.deps[f.next++]).buffer;
-        int o = owner_[static_cast<std::size_t>(buf)];
-        if (o >= 0 && tmp_->group_seen[static_cast<std::size_t>(o)] != t) open(o);
+        int o = producers[static_cast<std::size_t>(next++)];
+        if (!seen[static_cast<std::size_t>(o)]) {
+          seen[static_cast<std::size_t>(o)] = 1;
+          stack.push_back({o, start[static_cast<std::size_t>(o)]});
+        }
       }
     }
     alive_ = std::move(result);
@@ -1023,6 +1067,12 @@ class scheduler {
   struct scratch {
     std::vector<int> dep_mark, dep_seen, buf_mark, node_mark, node_seen, group_seen;
     int stamp = 0, visit = 0;
+    std::vector<int> stack;                      // depends_on
+    std::vector<std::pair<int, bool>> walk;      // will_fusion_create_cycle
+    std::vector<std::vector<std::int64_t>> memo; // policy memo per scheduler node
+    std::vector<char> memo_valid;
+    std::vector<std::pair<int, int>> remaining;  // can_fuse_vertical
+    std::vector<int> names, groups;              // can_fuse_vertical
   };
   scratch* tmp_ = new scratch{};
 };
