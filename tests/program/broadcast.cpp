@@ -24,12 +24,12 @@ TEST_CASE("broadcasting: [3, 1] + [1, 4] and [4] + [3, 4] give [3, 4]") {
       CHECK(three(i, j) == doctest::Approx(ta(i, 0) * tb(0, j) - tc(j)).epsilon(1e-6));
     }
   // The value broadcasts to a larger output too: [3, 1] + [1, 4] written into [2, 3, 4].
-  const auto lifted = check_pointwise(a + b, {2, 3, 4}, 1, a(ta), b(tb));
+  const auto lifted = check_pointwise<3>(a + b, {2, 3, 4}, 1, a(ta), b(tb));
   for (int k = 0; k < 2; ++k)
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 4; ++j) CHECK(lifted(k, i, j) == ta(i, 0) + tb(0, j));
   // And [4] into [3, 4]: every row is c.
-  const auto repeated = check_pointwise(c * 1.0f, {3, 4}, 1, c(tc));
+  const auto repeated = check_pointwise<2>(c * 1.0f, {3, 4}, 1, c(tc));
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j) CHECK(repeated(i, j) == tc(j));
 }
@@ -153,9 +153,9 @@ TEST_CASE("params: values given at run time, promoting like C++ numbers") {
   CHECK(bumped.data()[1] == 0);
   CHECK(bumped.data()[2] == 105);
   // Params only: a rank-0 value broadcast to the output.
-  const auto constant = check_pointwise(lr * 2 + k, {2, 2}, 2, lr(1.25f), k(3));
+  const auto constant = check_pointwise<2>(lr * 2 + k, {2, 2}, 2, lr(1.25f), k(3));
   for (std::int64_t e = 0; e < 4; ++e) CHECK(constant.data()[e] == 5.5f);
   // The same program, run again with other param values, uses the new ones.
-  const auto again = check_pointwise(lr * 2 + k, {2, 2}, 2, lr(-1.0f), k(1));
+  const auto again = check_pointwise<2>(lr * 2 + k, {2, 2}, 2, lr(-1.0f), k(1));
   CHECK(again.data()[0] == -1.0f);
 }

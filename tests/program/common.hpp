@@ -64,14 +64,19 @@ void with_used_bindings(F&& f, const Bindings&... bindings) {
   fx::hana::unpack(used, [&](auto... refs) { f(refs.get()...); });
 }
 
+/// Default of the `OutRank` arguments below: the value's own rank.
+inline constexpr int value_rank = -100;
+
 /// Runs `result = value` with the CPU executor and with the oracle into
 /// outputs of `out_sizes` (pre-filled with a sentinel), checks that they
-/// agree within `tol`, and returns the executor's output.
-template <class E, class... Bindings>
+/// agree within `tol`, and returns the executor's output. The output
+/// placeholder has rank `OutRank` (by default the value's), so a value can
+/// also be broadcast into a larger output.
+template <int OutRank = value_rank, class E, class... Bindings>
 fx::tensor<value_t<E>> check_against_oracle(const E& value, const fx::shape& out_sizes, tolerance tol,
                                             const Bindings&... bindings) {
   using R = value_t<E>;
-  constexpr fx::out<"result", R, E::rank> result;
+  constexpr fx::out<"result", R, OutRank == value_rank ? E::rank : OutRank> result;
   const fx::program prog{result = value};
   auto actual = fx::tensor<R>::full(out_sizes, sentinel<R>());
   auto expected = fx::tensor<R>::full(out_sizes, sentinel<R>());
@@ -88,10 +93,10 @@ fx::tensor<value_t<E>> check_against_oracle(const E& value, const fx::shape& out
 }
 
 /// `check_against_oracle` with the default tolerance of the result type for `ops` ops.
-template <class E, class... Bindings>
+template <int OutRank = value_rank, class E, class... Bindings>
 fx::tensor<value_t<E>> check_pointwise(const E& value, const fx::shape& out_sizes, int ops,
                                        const Bindings&... bindings) {
-  return check_against_oracle(value, out_sizes, fx::testing::default_tolerance<value_t<E>>(ops), bindings...);
+  return check_against_oracle<OutRank>(value, out_sizes, fx::testing::default_tolerance<value_t<E>>(ops), bindings...);
 }
 
 /// Only the oracle: `result = value` into a new tensor of `out_sizes`.

@@ -22,7 +22,11 @@ struct tensor_leaf {
 
   tensor_view<const T> view;
 
-  bool operator==(const tensor_leaf& other) const {
+  /// Same memory, sizes and strides. constexpr only so that the defaulted
+  /// `constexpr operator==` of the nodes above it (`reduce`, `pointwise`)
+  /// stays valid: it is never evaluated at compile time (views are run-time
+  /// values), and without it `fx::sum(tensor, ...)` does not compile.
+  constexpr bool operator==(const tensor_leaf& other) const {
     return view.data() == other.view.data() && view.sizes() == other.view.sizes() &&
            view.strides() == other.view.strides();
   }

@@ -1,0 +1,98 @@
+// Edge shapes through programs: tensors with a 0 extent, size-1 axes, and an
+// 8-d program (the largest rank).
+#include "common.hpp"
+
+using namespace fusedsl_tests;
+
+TEST_CASE("empty tensors: pointwise programs write nothing and reductions over an empty axis give their identity") {
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::in<"i", std::int32_t, 2> i;
+  const fx::tensor<float> empty({3, 0});
+  const fx::tensor<std::int32_t> iempty({3, 0});
+  check_pointwise(fx::exp(x) * 2.0f, {3, 0}, 2, x(empty));
+  check_pointwise(x + x, {0, 3}, 1, x(fx::tensor<float>({0, 3})));
+  // [3, 0] broadcasts with [1, 1] to [3, 0].
+  constexpr fx::in<"one", float, 2> one;
+  check_pointwise(x + one, {3, 0}, 1, x(empty), one(fx::tensor<float>::full({1, 1}, 2.0f)));
+
+  const auto sums = check_against_oracle(fx::sum(x, fx::axis<1>), {3, 1}, reduction_tolerance<float>(), x(empty));
+  const auto isums = check_against_oracle(fx::sum(i, fx::axis<-1>, fx::drop_axes), {3}, tolerance{0, 0}, i(iempty));
+  const auto means = check_against_oracle(fx::mean(x, fx::axis<1>), {3, 1}, reduction_tolerance<float>(), x(empty));
+  const auto prods = check_against_oracle(fx::prod(x, fx::axis<1>), {3, 1}, reduction_tolerance<float>(), x(empty));
+  const auto lse = check_against_oracle(fx::logsumexp(x, fx::axis<1>), {3, 1}, reduction_tolerance<float>(), x(empty));
+  const auto vars = check_against_oracle(fx::var(x, fx::axis<1>), {3, 1}, reduction_tolerance<float>(), x(empty));
+  const auto anys = check_against_oracle(fx::any(x, fx::axis<1>), {3, 1}, tolerance{0, 0}, x(empty));
+  const auto alls = check_against_oracle(fx::all(x, fx::axis<1>), {3, 1}, tolerance{0, 0}, x(empty));
+  const auto total = check_against_oracle(fx::sum(x), {1, 1}, reduction_tolerance<float>(), x(empty));
+  for (int r = 0; r < 3; ++r) {
+    CHECK(sums(r, 0) == 0.0f);
+    CHECK(isums(r) == 0);
+    CHECK(std::isnan(means(r, 0)));
+    CHECK(prods(r, 0) == 1.0f);
+    CHECK(lse(r, 0) == -std::numeric_limits<float>::infinity());
+    CHECK(std::isnan(vars(r, 0)));
+    CHECK_FALSE(anys(r, 0));
+    CHECK(alls(r, 0));
+  }
+  CHECK(total(0, 0) == 0.0f);
+  // A reduction over the non-empty axis of an empty tensor: an empty result.
+  check_against_oracle(fx::sum(x, fx::axis<0>, fx::drop_axes), {0}, reduction_tolerance<float>(), x(empty));
+  // A pointwise use of an empty-axis reduction: softmax of no columns is empty, the row sums are 0.
+  check_against_oracle(fx::exp(x) / fx::sum(fx::exp(x), fx::axis<1>), {3, 0}, reduction_tolerance<float>(), x(empty));
+  // fx::eval with empty tensors.
+  fx::tensor<float> out({3, 0});
+  fx::eval(out, fx::exp(empty) + 1.0f);
+  CHECK(out.numel() == 0);
+}
+
+TEST_CASE("size-1 axes: reductions over them, broadcasting from them, and all-ones shapes") {
+  constexpr fx::in<"x", float, 3> x;
+  const auto tx = random_tensor<float>({1, 7, 1}, 1201);
+  const auto over_one = check_against_oracle(fx::sum(x, fx::axis<0>), {1, 7, 1}, reduction_tolerance<float>(), x(tx));
+  for (int j = 0; j < 7; ++j) CHECK(over_one(0, j, 0) == tx(0, j, 0));
+  const auto argmax_one = check_against_oracle(fx::argmax(x, fx::axes<0, 2>, fx::drop_axes), {7}, tolerance{0, 0},
+                                               x(tx));
+  for (int j = 0; j < 7; ++j) CHECK(argmax_one(j) == 0);
+  check_against_oracle(fx::var(x, fx::axis<-1>, fx::correction{0}), {1, 7, 1}, reduction_tolerance<float>(), x(tx));
+  check_against_oracle(fx::max(x, fx::axis<1>) - x, {1, 7, 1}, reduction_tolerance<float>(), x(tx));
+  // Broadcast [1, 7, 1] against [4, 1, 3] -> [4, 7, 3].
+  constexpr fx::in<"w", float, 3> w;
+  const auto tw = random_tensor<float>({4, 1, 3}, 1202);
+  const auto outer = check_pointwise(x * w, {4, 7, 3}, 1, x(tx), w(tw));
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 7; ++b)
+      for (int c = 0; c < 3; ++c) CHECK(outer(a, b, c) == tx(0, b, 0) * tw(a, 0, c));
+  // A single element.
+  const auto single = random_tensor<float>({1, 1, 1}, 1203);
+  check_against_oracle(fx::logsumexp(x) + fx::exp(x), {1, 1, 1}, reduction_tolerance<float>(), x(single));
+  constexpr fx::in<"v", float, 1> v;
+  check_against_oracle(fx::sum(v, fx::axis<0>, fx::drop_axes), {}, reduction_tolerance<float>(),
+                       v(random_tensor<float>({1}, 1204)));
+}
+
+TEST_CASE("an 8-d program: broadcasting, reductions over several axes and a transposed input") {
+  constexpr fx::in<"x", float, 8> x;
+  constexpr fx::in<"b", float, 3> b;
+  const fx::shape sizes{2, 1, 3, 1, 2, 3, 1, 2};
+  const auto tx = random_tensor<float>(sizes, 1301);
+  const auto tb = random_tensor<float>({3, 1, 2}, 1302);
+  check_pointwise(fx::exp(x) * b + x, sizes, 3, x(tx), b(tb));
+  check_against_oracle(fx::sum(x * b, fx::axes<0, 2, 5>), {1, 1, 1, 1, 2, 1, 1, 2}, reduction_tolerance<float>(),
+                       x(tx), b(tb));
+  check_against_oracle(fx::max(x, fx::axes<-1, 4, 2>, fx::drop_axes), {2, 1, 1, 3, 1}, reduction_tolerance<float>(),
+                       x(tx));
+  check_against_oracle(fx::exp(x - fx::max(x, fx::axis<-1>)) / fx::sum(fx::exp(x - fx::max(x, fx::axis<-1>)), fx::axis<-1>),
+                       sizes, tolerance{1e-5, 1e-6}, x(tx));
+  // A transposed 8-d view (axes 0 and 4 both have size 2: same sizes, other strides).
+  const auto base = random_tensor<float>(sizes, 1303);
+  const auto swapped = base.transpose(0, 4);
+  REQUIRE(swapped.sizes() == sizes);
+  const auto moved = check_pointwise(x + 1.0f, sizes, 1, x(swapped));
+  CHECK(moved(1, 0, 2, 0, 0, 1, 0, 1) == base(0, 0, 2, 0, 1, 1, 0, 1) + 1.0f);
+  CHECK(moved(0, 0, 1, 0, 1, 2, 0, 0) == base(1, 0, 1, 0, 0, 2, 0, 0) + 1.0f);
+  const auto total = check_against_oracle(fx::sum(x, fx::axes<>, fx::drop_axes), {}, reduction_tolerance<float>(),
+                                          x(swapped));
+  double expected = 0;
+  for (std::int64_t k = 0; k < base.numel(); ++k) expected += base.data()[k];
+  CHECK(total.data()[0] == doctest::Approx(expected).epsilon(1e-5));
+}

@@ -1,0 +1,112 @@
+// Axis handling of reductions: every way of naming axes (none, one, several,
+// negative, unsorted), kept or dropped, written straight into the output or
+// through a buffer, checked against the oracle and, for sum, against
+// hand-computed shapes and values. Long rows check the f32 accumulation.
+#include "reductions.hpp"
+
+using namespace fusedsl_tests;
+
+namespace {
+constexpr fx::in<"x", float, 3> x;
+
+/// Checks `value` (a sum of x over some axes) against the oracle, both as the
+/// whole statement (written straight into the output) and through `realize`
+/// (a buffer read by a pointwise loop).
+template <class E>
+void check_sum_variant(const E& value, const fx::shape& out_sizes, const fx::tensor<float>& tx) {
+  check_against_oracle(value, out_sizes, reduction_tolerance<float>(), x(tx));
+  check_against_oracle(fx::realize(value), out_sizes, reduction_tolerance<float>(), x(tx));
+}
+}  // namespace
+
+TEST_CASE("sum over every kind of axis list, kept and dropped, direct and buffered") {
+  const auto tx = random_tensor<float>({4, 7, 5}, 1401);
+  check_sum_variant(fx::sum(x), {1, 1, 1}, tx);
+  check_sum_variant(fx::sum(x, fx::axes<>, fx::drop_axes), {}, tx);
+  check_sum_variant(fx::sum(x, fx::axis<0>), {1, 7, 5}, tx);
+  check_sum_variant(fx::sum(x, fx::axis<0>, fx::drop_axes), {7, 5}, tx);
+  check_sum_variant(fx::sum(x, fx::axis<1>), {4, 1, 5}, tx);
+  check_sum_variant(fx::sum(x, fx::axis<1>, fx::drop_axes), {4, 5}, tx);
+  check_sum_variant(fx::sum(x, fx::axis<-1>), {4, 7, 1}, tx);
+  check_sum_variant(fx::sum(x, fx::axis<-1>, fx::drop_axes), {4, 7}, tx);
+  check_sum_variant(fx::sum(x, fx::axes<0, 2>), {1, 7, 1}, tx);
+  check_sum_variant(fx::sum(x, fx::axes<0, 2>, fx::drop_axes), {7}, tx);
+  check_sum_variant(fx::sum(x, fx::axes<2, 0>, fx::drop_axes), {7}, tx);  // order does not matter
+  check_sum_variant(fx::sum(x, fx::axes<1, -1>), {4, 1, 1}, tx);
+  check_sum_variant(fx::sum(x, fx::axes<-3, -2>, fx::drop_axes), {5}, tx);
+  check_sum_variant(fx::sum(x, fx::axes<0, 1, 2>, fx::drop_axes), {}, tx);
+
+  // Hand values for a few of them.
+  const auto by_middle = check_against_oracle(fx::sum(x, fx::axis<1>, fx::drop_axes), {4, 5},
+                                              reduction_tolerance<float>(), x(tx));
+  const auto by_outer = check_against_oracle(fx::sum(x, fx::axes<0, 2>, fx::drop_axes), {7},
+                                             reduction_tolerance<float>(), x(tx));
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 5; ++k) {
+      double s = 0;
+      for (int j = 0; j < 7; ++j) s += tx(i, j, k);
+      CHECK(by_middle(i, k) == doctest::Approx(s).epsilon(1e-5));
+    }
+  for (int j = 0; j < 7; ++j) {
+    double s = 0;
+    for (int i = 0; i < 4; ++i)
+      for (int k = 0; k < 5; ++k) s += tx(i, j, k);
+    CHECK(by_outer(j) == doctest::Approx(s).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("kept axes broadcast back: into a larger output, into an output of lower rank, and against x") {
+  const auto tx = random_tensor<float>({4, 7, 5}, 1402);
+  // [4, 1, 5] broadcast into [4, 7, 5]: every j holds the same sum.
+  const auto spread = check_against_oracle(fx::sum(x, fx::axis<1>), {4, 7, 5}, reduction_tolerance<float>(), x(tx));
+  CHECK(spread(2, 0, 3) == spread(2, 6, 3));
+  // [1, 7, 5] written into a rank-2 output [7, 5] (the leading 1 is dropped).
+  constexpr fx::out<"y", float, 2> y;
+  constexpr fx::program lower{y = fx::mean(x, fx::axis<0>)};
+  fx::tensor<float> ty({7, 5}), ry({7, 5});
+  lower.run(fx::cpu, x(tx), y(ty));
+  fx::run_reference(lower, x(tx), y(ry));
+  FUSEDSL_CHECK_CLOSE(ty.view(), ry.view(), reduction_tolerance<float>());
+  CHECK(ty(3, 2) == doctest::Approx((tx(0, 3, 2) + tx(1, 3, 2) + tx(2, 3, 2) + tx(3, 3, 2)) / 4.0).epsilon(1e-5));
+  // Normalizing with kept axes: x / sum(x, axes<0, 2>) and x - mean over the last axis.
+  check_against_oracle(x / fx::sum(fx::abs(x), fx::axes<0, 2>), {4, 7, 5}, reduction_tolerance<float>(), x(tx));
+  check_against_oracle(x - fx::mean(x, fx::axis<-1>) + fx::std(x, fx::axis<-1>), {4, 7, 5},
+                       reduction_tolerance<float>(), x(tx));
+  // Dropped axes broadcast by numpy rules: sum over axis 0, dropped ([7, 5]), against x [4, 7, 5].
+  check_against_oracle(x * fx::sum(x, fx::axis<0>, fx::drop_axes), {4, 7, 5}, reduction_tolerance<float>(), x(tx));
+}
+
+TEST_CASE("argmax, var and mean over several axes") {
+  const auto tx = random_tensor<float>({4, 7, 5}, 1403);
+  // argmax over several axes: the flattened position within the reduced axes, in row-major order.
+  const auto positions = check_against_oracle(fx::argmax(x, fx::axes<0, 2>, fx::drop_axes), {7}, tolerance{0, 0},
+                                              x(tx));
+  for (int j = 0; j < 7; ++j) {
+    int best = 0;
+    for (int i = 0; i < 4; ++i)
+      for (int k = 0; k < 5; ++k)
+        if (tx(i, j, k) > tx(best / 5, j, best % 5)) best = i * 5 + k;
+    CHECK(positions(j) == best);
+  }
+  check_against_oracle(fx::argmin(x, fx::axes<1, 2>), {4, 1, 1}, tolerance{0, 0}, x(tx));
+  check_against_oracle(fx::argmax(x), {1, 1, 1}, tolerance{0, 0}, x(tx));
+  check_against_oracle(fx::var(x, fx::axes<0, 1>, fx::drop_axes), {5}, reduction_tolerance<float>(), x(tx));
+  check_against_oracle(fx::std(x, fx::axes<0, 2>, fx::correction{0}), {1, 7, 1}, reduction_tolerance<float>(), x(tx));
+  check_against_oracle(fx::mean(x, fx::axes<-1, 0>, fx::drop_axes), {7}, reduction_tolerance<float>(), x(tx));
+  check_against_oracle(fx::logsumexp(x, fx::axes<0, 1>), {1, 1, 5}, reduction_tolerance<float>(), x(tx));
+}
+
+TEST_CASE("long rows: f32 sums, variances and logsumexp of 1023 values stay within the documented tolerance") {
+  constexpr fx::in<"r", float, 2> r;
+  const auto tr = random_tensor<float>({3, 1023}, 1404, -2.0, 2.0);
+  const auto sums = check_against_oracle(fx::sum(r, fx::axis<1>, fx::drop_axes), {3}, reduction_tolerance<float>(),
+                                         r(tr));
+  check_against_oracle(fx::var(r, fx::axis<1>, fx::drop_axes), {3}, reduction_tolerance<float>(), r(tr));
+  check_against_oracle(fx::logsumexp(r, fx::axis<-1>), {3, 1}, reduction_tolerance<float>(), r(tr));
+  check_against_oracle(fx::mean(r, fx::axis<0>), {1, 1023}, reduction_tolerance<float>(), r(tr));
+  for (int i = 0; i < 3; ++i) {
+    double s = 0;
+    for (int j = 0; j < 1023; ++j) s += tr(i, j);
+    CHECK(sums(i) == doctest::Approx(s).epsilon(1e-5).scale(10));
+  }
+}
