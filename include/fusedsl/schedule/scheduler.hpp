@@ -941,24 +941,30 @@ class scheduler {
     if (cfg_.record_log) log.member_start.push_back(static_cast<int>(log.member_nodes.size()));
     std::size_t examined = 0;
     auto pairs = get_possible_fusions(reorder_round, cfg_.record_log ? &log : nullptr, examined);
-    std::vector<fusion_score> scores;
-    scores.reserve(pairs.size());
-    for (const auto& pr : pairs) scores.push_back(policy_.score(*this, pr.first, pr.second));
-    std::vector<std::size_t> order(pairs.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    detail::python_sort_descending(order, [&](std::size_t x, std::size_t y) { return policy_.less(scores[x], scores[y]); });
+    // Candidates with their score and first graph node, sorted best first (in place,
+    // so the greedy pass below walks memory in order).
+    struct candidate {
+      int n1, n2, first1, first2;
+      fusion_score score;
+    };
+    std::vector<candidate> cands;
+    cands.reserve(pairs.size());
+    for (const auto& pr : pairs)
+      cands.push_back({pr.first, pr.second, node(pr.first).members.front(), node(pr.second).members.front(),
+                       policy_.score(*this, pr.first, pr.second)});
+    detail::python_sort_descending(cands, [&](const candidate& x, const candidate& y) { return policy_.less(x.score, y.score); });
 
-    for (std::size_t k : order) {
-      int n1 = pairs[k].first, n2 = pairs[k].second;
-      int a = fused_of(node(n1).members.front());
-      int b = fused_of(node(n2).members.front());
+    for (const candidate& cd : cands) {
+      int n1 = cd.n1, n2 = cd.n2;
+      int a = fused_of(cd.first1);
+      int b = fused_of(cd.first2);
       why_no_fuse r = can_fuse(a, b, reorder_round);
       if (r == why_no_fuse::none && will_fusion_create_cycle(a, b)) r = why_no_fuse::cycle;
       if (cfg_.record_log) {
         fusion_candidate c;
         c.node1 = index_in_round_[static_cast<std::size_t>(n1)];
         c.node2 = index_in_round_[static_cast<std::size_t>(n2)];
-        c.score = scores[k];
+        c.score = cd.score;
         c.outcome = r;
         if (a != n1 || b != n2) {
           c.remapped = true;
