@@ -144,6 +144,16 @@ TEST_CASE("oracle: var and std with correction 0 and 1") {
   const auto t1 = make_tensor<double>({1}, {3.0});
   check_values(fx::var(one), {1}, {kNaN}, 0, 0, one(t1));
   check_values(fx::var(one, fx::axes<>, fx::correction{0}), {1}, {0.0}, 0, 0, one(t1));
+  // Like PyTorch, the divisor is max(0, count - correction): [1, 2] with correction 3 is 0.5 / 0 = inf,
+  // and an empty axis (0 / 0) is NaN, not 0 / -1 = -0.
+  constexpr fx::in<"two", double, 1> two;
+  const auto t2 = make_tensor<double>({2}, {1.0, 2.0});
+  check_values(fx::var(two, fx::axes<>, fx::correction{3}), {1}, {kInf}, 0, 0, two(t2));
+  check_values(fx::std(two, fx::axes<>, fx::correction{2}), {1}, {kInf}, 0, 0, two(t2));
+  check_values(fx::var(two, fx::axes<>, fx::correction{0.5}), {1}, {0.5 / 1.5}, 1e-15, 1e-15, two(t2));
+  const fx::tensor<double> empty({0});
+  check_values(fx::var(two), {1}, {kNaN}, 0, 0, two(empty));
+  check_values(fx::std(two, fx::axes<>, fx::correction{0}), {1}, {kNaN}, 0, 0, two(empty));
 }
 
 TEST_CASE("oracle: logsumexp with -kInf, +kInf and NaN") {

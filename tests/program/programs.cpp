@@ -179,3 +179,36 @@ TEST_CASE("fx::eval with tensors and views used directly in the expression") {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 7; ++j) CHECK(y(i, j) == 2.0f * y0(i, j));
 }
+
+TEST_CASE("in-place updates whose value reduces the updated tensor: p = p - mean(p, axis<0>), y = x / sum(x)") {
+  // Every reduction must see the old values, whatever order a fused kernel writes in.
+  constexpr fx::inout<"p", float, 2> p;
+  constexpr fx::program center_columns{p = p - fx::mean(p, fx::axis<0>)};
+  constexpr fx::program center_rows{p = p - fx::max(p, fx::axis<1>) + fx::std(p, fx::axis<1>)};
+  auto tp = random_tensor<float>({9, 5}, 1160);
+  auto rp = tp.clone();
+  const auto p0 = tp.clone();
+  center_columns.run(fx::cpu, p(tp));
+  fx::run_reference(center_columns, p(rp));
+  FUSEDSL_CHECK_CLOSE(tp.view(), rp.view(), reduction_tolerance<float>());
+  for (int j = 0; j < 5; ++j) {
+    double mean = 0;
+    for (int i = 0; i < 9; ++i) mean += p0(i, j) / 9.0;
+    for (int i = 0; i < 9; ++i) CHECK(tp(i, j) == doctest::Approx(p0(i, j) - mean).epsilon(1e-5).scale(1));
+  }
+  center_rows.run(fx::cpu, p(tp));
+  fx::run_reference(center_rows, p(rp));
+  FUSEDSL_CHECK_CLOSE(tp.view(), rp.view(), reduction_tolerance<float>());
+  // An in and an out bound to the very same view, the value reading all of x.
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::out<"y", float, 2> y;
+  constexpr fx::program normalize{y = x / fx::sum(fx::abs(x))};
+  auto t = random_tensor<float>({4, 6}, 1161);
+  auto r = t.clone();
+  normalize.run(fx::cpu, x(t), y(t));
+  fx::run_reference(normalize, x(r), y(r));
+  FUSEDSL_CHECK_CLOSE(t.view(), r.view(), reduction_tolerance<float>());
+  double total = 0;
+  for (std::int64_t k = 0; k < t.numel(); ++k) total += std::fabs(t.data()[k]);
+  CHECK(total == doctest::Approx(1.0).epsilon(1e-5));
+}

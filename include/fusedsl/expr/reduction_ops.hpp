@@ -173,7 +173,11 @@ struct moment : reduction_base {
     s.n = n;
   }
   template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t count) const {
-    const T variance = s.m2 / (T(count) - T(correction));
+    // PyTorch divides by max(0, count - correction): no elements (or too
+    // few for the correction) give NaN (0 / 0) or inf, never a negative
+    // divisor (0 / -1 would be -0, a wrong "variance" of an empty axis).
+    const T dof = T(count) - T(correction);
+    const T variance = s.m2 / (dof > T(0) ? dof : T(0));
     if constexpr (Root) return math::sqrt(variance);
     else return variance;
   }
