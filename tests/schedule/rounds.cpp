@@ -182,3 +182,22 @@ TEST_CASE("mutation: an in-place update is scheduled after every reader of the o
   CHECK(pos("r2") == pos("m"));
   CHECK(pos("r1") != pos("m"));
 }
+
+TEST_CASE("the loop-reordering round permutes a producer's loops to match a transposed consumer") {
+  // A writes y row-major over (64, 128); B reads y transposed over its (128, 64) loops.
+  auto g = finalized({pointwise("A", {fx::memory_dep("x", "128*d0 + d1", {64, 128}, 32768)},
+                                {fx::memory_dep("y", "128*d0 + d1", {64, 128}, 32768)}, 8192),
+                      pointwise("B", {fx::memory_dep("y", "d0 + 128*d1", {128, 64}, 32768)},
+                                {fx::memory_dep("z", "64*d0 + d1", {128, 64}, 32768)}, 8192)},
+                     {"z"});
+  // No dep matches as given: the regular rounds find nothing to fuse.
+  CHECK(fx::check_fusion(g, "A", "B") == why_no_fuse::no_shared_data);
+  fx::fuse_config no_reorder;
+  no_reorder.loop_ordering_after_fusion = false;
+  CHECK(fx::fuse_nodes(g, no_reorder).group_count() == 2);
+  auto p = fx::fuse_nodes(g);
+  REQUIRE(p.group_count() == 1);
+  CHECK(p.rounds.back().reorder_round);
+  CHECK(p.rounds.back().candidates.size() == 1);
+  CHECK(p.rounds.back().candidates[0].outcome == why_no_fuse::none);
+}

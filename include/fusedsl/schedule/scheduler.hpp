@@ -876,15 +876,17 @@ class scheduler {
       const sched_node& S = node(s);
       if (S.unfusable()) continue;
       int t = ++tmp_->stamp;
-      for (const auto* list : {&S.reads, &S.writes})
-        for (int d : *list) {
-          int buf = get_dep(d).buffer;
-          if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
-          tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
-          auto& bucket = by_buffer[static_cast<std::size_t>(buf)];
-          if (bucket.empty()) bucket_order.push_back(buf);
-          bucket.push_back(s);
-        }
+      // used_buffer_names(): each member's reads then writes, in member order.
+      for (int m : S.members)
+        for (const auto* list : {&node(m).reads, &node(m).writes})
+          for (int d : *list) {
+            int buf = get_dep(d).buffer;
+            if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
+            tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
+            auto& bucket = by_buffer[static_cast<std::size_t>(buf)];
+            if (bucket.empty()) bucket_order.push_back(buf);
+            bucket.push_back(s);
+          }
     }
     for (int buf : bucket_order) check_all_pairs(by_buffer[static_cast<std::size_t>(buf)]);
     if (cfg_.aggressive_fusion) {
