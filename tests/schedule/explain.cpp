@@ -48,7 +48,7 @@ TEST_CASE("possible_fusions returns the log as data, best first per round") {
 TEST_CASE("to_dot draws one cluster per kernel; to_json lists fused_groups") {
   auto g = layernorm_like();
   auto p = fx::fuse_nodes(g);
-  std::string dot = fx::to_dot(p, g);
+  std::string dot = fx::to_dot(p);
   CHECK(dot.find("digraph") == 0);
   CHECK(dot.find("subgraph cluster_0") != std::string::npos);
   CHECK(dot.find("subgraph cluster_1") == std::string::npos);

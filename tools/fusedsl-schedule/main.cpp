@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
                 << ", \"schedule_ms\": " << buf << ", " << body.substr(1) << "\n";
     }
     if (explain) fusedsl::explain(p, std::cout);
-    if (dot) std::cout << fusedsl::to_dot(p, dump.g);
+    if (dot) std::cout << fusedsl::to_dot(p);
     if (!json && !explain && !dot) {
       std::cout << dump.workload << ": " << dump.g.size() << " nodes -> " << p.groups.size() << " kernels in " << ms
                 << " ms\n";

@@ -119,15 +119,15 @@ struct reader {
     const value* group = v.find("group");
     bool needs_group = n.kind != node_kind::extern_kernel && n.kind != node_kind::nop && n.kind != node_kind::foreach;
     if (group && group->kind != value::type::null) {
-      if (!group->is_array() || group->items.size() != 2 || !group->items[1].is_array())
-        fail(where, "field \"group\" must be [device, [numel, rnumel]]");
-      n.device = str(group->items[0], where, "group");
-      const auto& sizes = group->items[1].items;
-      if (sizes.size() == 2) {
-        n.numel = integer(sizes[0], where, "group");
-        n.rnumel = integer(sizes[1], where, "group");
+      // Foreach (combo) kernels have a symbolic group; only kernels that need one are strict.
+      bool well_formed = group->is_array() && group->items.size() == 2 && group->items[0].is_string() &&
+                         group->items[1].is_array() && group->items[1].items.size() == 2;
+      if (well_formed) {
+        n.device = group->items[0].text;
+        n.numel = integer(group->items[1].items[0], where, "group");
+        n.rnumel = integer(group->items[1].items[1], where, "group");
       } else if (needs_group) {
-        fail(where, "field \"group\": expected [numel, rnumel]");
+        fail(where, "field \"group\" must be [device, [numel, rnumel]]");
       }
     } else if (needs_group) {
       fail(where, "missing field \"group\"");

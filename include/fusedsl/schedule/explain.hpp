@@ -120,18 +120,23 @@ inline std::string explain(const plan& p) {
   return os.str();
 }
 
-/// Graphviz DOT of the graph with one cluster per kernel of the plan.
-inline std::string to_dot(const plan& p, const graph& g) {
+/// Graphviz DOT of the scheduled graph with one cluster per kernel of the plan.
+inline std::string to_dot(const plan& p) {
   std::ostringstream o;
   o << "digraph fusedsl {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
   for (std::size_t i = 0; i < p.groups.size(); ++i) {
     o << "  subgraph cluster_" << i << " {\n    label=\"kernel " << i << "\";\n    style=rounded;\n";
-    for (int n : p.groups[i].nodes)
-      o << "    n" << n << " [label=" << detail::json_string(g.node(n).name + "\\n" + to_string(g.node(n).kind)) << "];\n";
+    for (int n : p.groups[i].nodes) {
+      auto k = static_cast<std::size_t>(n);
+      // Label "name\nkind": a quoted DOT string with a line break between the two.
+      std::string name = detail::json_string(p.node_names[k]);
+      name.pop_back();
+      o << "    n" << n << " [label=" << name << "\\n" << to_string(p.node_kinds[k]) << "\"];\n";
+    }
     o << "  }\n";
   }
-  for (int i = 0; i < g.size(); ++i)
-    for (int pr : g.node(i).preds) o << "  n" << pr << " -> n" << i << ";\n";
+  for (std::size_t i = 0; i + 1 < p.pred_start.size(); ++i)
+    for (int k = p.pred_start[i]; k < p.pred_start[i + 1]; ++k) o << "  n" << p.preds[static_cast<std::size_t>(k)] << " -> n" << i << ";\n";
   o << "}\n";
   return o.str();
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <fusedsl/graph/node.hpp>
 #include <fusedsl/schedule/reason.hpp>
 #include <fusedsl/schedule/score.hpp>
 
@@ -60,6 +61,8 @@ struct plan {
   std::vector<round_log> rounds;           ///< decision log (when fuse_config::record_log)
   std::vector<std::string> node_names;     ///< graph node names, by id
   std::vector<std::string> buffer_names;   ///< graph buffer names, by id
+  std::vector<node_kind> node_kinds;       ///< graph node kinds, by id
+  std::vector<int> pred_start, preds;      ///< graph edges: preds[pred_start[i] .. pred_start[i+1]) feed node i
   std::size_t pairs_examined = 0;          ///< over all rounds
 
   /// Number of kernels.

@@ -1039,7 +1039,13 @@ class scheduler {
 
   constexpr void finish(plan& p) const {
     p.node_names.reserve(static_cast<std::size_t>(g_.size()));
-    for (int i = 0; i < g_.size(); ++i) p.node_names.push_back(g_.node(i).name);
+    for (int i = 0; i < g_.size(); ++i) {
+      p.node_names.push_back(g_.node(i).name);
+      p.node_kinds.push_back(g_.node(i).kind);
+      p.pred_start.push_back(static_cast<int>(p.preds.size()));
+      p.preds.insert(p.preds.end(), g_.node(i).preds.begin(), g_.node(i).preds.end());
+    }
+    p.pred_start.push_back(static_cast<int>(p.preds.size()));
     for (int b = 0; b < g_.buffer_count(); ++b) p.buffer_names.push_back(g_.buffer_name(b));
     for (int s : alive_) {
       const sched_node& S = node(s);
