@@ -232,3 +232,26 @@ TEST_CASE("in-place updates: WeakDeps order the update after readers") {
   REQUIRE(p.groups.size() == 2);
   CHECK(p.groups[0].names == std::vector<std::string>{"r"});
 }
+
+TEST_CASE("gate (backend): foreach nodes, as dumps show them (one node listing its subkernels)") {
+  auto foreach = [](const std::string& name, std::vector<dep_spec> reads, std::vector<dep_spec> writes,
+                    std::vector<std::string> members) {
+    node_spec s = other(name, node_kind::foreach, reads, writes, N);
+    s.members = members;
+    return s;
+  };
+  auto g = finalized({foreach("f1", {flat("x", N), flat("y", N)}, {flat("a", N), flat("b", N)}, {"f1_0", "f1_1"}),
+                      foreach("f2", {flat("a", N), flat("b", N)}, {flat("c", N), flat("d", N)}, {"f2_0", "f2_1"}),
+                      foreach("f3", {flat("c", N), flat("x", N), flat("e", N)}, {flat("p", N), flat("q", N), flat("r", N)},
+                              {"f3_0", "f3_1", "f3_2"}),
+                      reduction("red", {flat("x", N)}, {fx::memory_dep("s", "0", {}, 4)}, 1, N),
+                      pointwise("pw", {flat("x", N)}, {flat("o", N)}, N)});
+  CHECK(fx::check_fusion(g, "f1", "f2") == why_no_fuse::none);
+  CHECK(fx::check_fusion(g, "f2", "f3") == why_no_fuse::foreach_length);
+  CHECK(fx::check_fusion(g, "f1", "red") == why_no_fuse::foreach_reduction);
+  CHECK(fx::check_fusion(g, "f1", "pw") == why_no_fuse::foreach_no_dep);
+  // Inductor's max fusion size does not apply to foreach nodes.
+  fx::fuse_config small;
+  small.max_fusion_size = 1;
+  CHECK(fx::check_fusion(g, "f1", "f2", small) == why_no_fuse::none);
+}

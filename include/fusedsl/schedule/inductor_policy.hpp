@@ -260,8 +260,16 @@ struct inductor_policy {
   static constexpr why_no_fuse foreach_can_fuse(const S& s, int a, int b) {
     const sched_node& A = s.node(a);
     const sched_node& B = s.node(b);
-    if (A.foreach && B.foreach)
-      return A.members.size() == B.members.size() ? why_no_fuse::none : why_no_fuse::foreach_length;
+    if (A.foreach && B.foreach) {
+      // The number of subkernels: a dump lists them as the foreach node's members.
+      auto length = [&](const sched_node& n) {
+        std::size_t k = 0;
+        for (int m : n.members)
+          if (s.node(m).foreach) k += s.source().node(m).members.size();
+        return k;
+      };
+      return length(A) == length(B) ? why_no_fuse::none : why_no_fuse::foreach_length;
+    }
     const sched_node& other = A.foreach ? B : A;
     if (other.reduction) return why_no_fuse::foreach_reduction;
     const sched_node& producer = A;
