@@ -2,12 +2,19 @@
 /// The scalar functions that pointwise ops compute with, on the host and the
 /// device, for any compute type (float, double, integers). One place, so that
 /// a backend can swap in faster versions without touching the ops.
+///
+/// float and double transcendentals on the host are those of
+/// vector_math.hpp: branch-free, so that loops calling them vectorize
+/// without -ffast-math, with errors of a few ulps (docs/math.md). On the
+/// device (nvcc's device pass) they forward to the CUDA math library, and
+/// other types (integers, f16/bf16 wrappers) keep the std:: functions.
 #pragma once
 #include <cmath>        // std::exp, std::log, ...
 #include <limits>       // std::numeric_limits
 #include <type_traits>  // std::make_unsigned_t, std::is_integral_v
 
-#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
+#include <fusedsl/core/config.hpp>       // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/vector_math.hpp>  // vector_math::exp, ...
 
 namespace fusedsl::math {
 
@@ -66,10 +73,35 @@ FUSEDSL_HOST_DEVICE constexpr T nan_min(T a, T b) {
   return b < a ? b : a;
 }
 
-template <class T> FUSEDSL_HOST_DEVICE T exp(T a) { return std::exp(a); }
-template <class T> FUSEDSL_HOST_DEVICE T log(T a) { return std::log(a); }
-template <class T> FUSEDSL_HOST_DEVICE T log1p(T a) { return std::log1p(a); }
-template <class T> FUSEDSL_HOST_DEVICE T expm1(T a) { return std::expm1(a); }
+namespace detail {
+/// The host uses vector_math for float and double; the device pass of nvcc
+/// and every other type use the standard (or CUDA) math functions.
+#if defined(__CUDA_ARCH__)
+template <class T> inline constexpr bool host_vector_math = false;
+#else
+template <class T> inline constexpr bool host_vector_math = std::is_same_v<T, float> || std::is_same_v<T, double>;
+#endif
+}  // namespace detail
+
+// Always inlined: a call left in a loop stops its vectorization.
+#define FUSEDSL_MATH_FN FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE
+
+template <class T> FUSEDSL_MATH_FN T exp(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::exp(a);
+  else return std::exp(a);
+}
+template <class T> FUSEDSL_MATH_FN T log(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::log(a);
+  else return std::log(a);
+}
+template <class T> FUSEDSL_MATH_FN T log1p(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::log1p(a);
+  else return std::log1p(a);
+}
+template <class T> FUSEDSL_MATH_FN T expm1(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::expm1(a);
+  else return std::expm1(a);
+}
 template <class T> FUSEDSL_HOST_DEVICE T sqrt(T a) { return std::sqrt(a); }
 template <class T> FUSEDSL_HOST_DEVICE T rsqrt(T a) { return T(1) / std::sqrt(a); }
 /// Floating-point pow from the standard library; integer pow by repeated
@@ -88,23 +120,49 @@ template <class T> FUSEDSL_HOST_DEVICE constexpr T pow(T a, T b) {
     return result;
   }
 }
-template <class T> FUSEDSL_HOST_DEVICE T sin(T a) { return std::sin(a); }
-template <class T> FUSEDSL_HOST_DEVICE T cos(T a) { return std::cos(a); }
-template <class T> FUSEDSL_HOST_DEVICE T tanh(T a) { return std::tanh(a); }
-template <class T> FUSEDSL_HOST_DEVICE T erf(T a) { return std::erf(a); }
-template <class T> FUSEDSL_HOST_DEVICE T sigmoid(T a) { return T(1) / (T(1) + std::exp(-a)); }
+template <class T> FUSEDSL_MATH_FN T sin(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::sin(a);
+  else return std::sin(a);
+}
+template <class T> FUSEDSL_MATH_FN T cos(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::cos(a);
+  else return std::cos(a);
+}
+template <class T> FUSEDSL_MATH_FN T tanh(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::tanh(a);
+  else return std::tanh(a);
+}
+template <class T> FUSEDSL_MATH_FN T erf(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::erf(a);
+  else return std::erf(a);
+}
+/// 1/(1 + e^-a), without overflow for large |a| on the host.
+template <class T> FUSEDSL_MATH_FN T sigmoid(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::sigmoid(a);
+  else return T(1) / (T(1) + std::exp(-a));
+}
 template <class T> FUSEDSL_HOST_DEVICE T abs(T a) {
   if constexpr (std::is_floating_point_v<T>) return std::fabs(a);
   else return a < T(0) ? wrap_neg(a) : a;
 }
-/// gelu with the exact erf form: x/2 (1 + erf(x/sqrt(2))).
-template <class T> FUSEDSL_HOST_DEVICE T gelu_erf(T a) {
-  return T(0.5) * a * (T(1) + std::erf(a * T(0.70710678118654752440)));
+/// gelu with the exact erf form: x/2 (1 + erf(x/sqrt(2))) (on the host
+/// computed as x/2 erfc(-x/sqrt 2) for x < 0, without cancellation).
+template <class T> FUSEDSL_MATH_FN T gelu_erf(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::gelu_erf(a);
+  else return T(0.5) * a * (T(1) + std::erf(a * T(0.70710678118654752440)));
 }
-/// gelu with the tanh approximation: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-template <class T> FUSEDSL_HOST_DEVICE T gelu_tanh(T a) {
-  return T(0.5) * a * (T(1) + std::tanh(T(0.79788456080286535588) * (a + T(0.044715) * a * a * a)));
+/// gelu with the tanh approximation: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+/// (on the host computed as x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3))).
+template <class T> FUSEDSL_MATH_FN T gelu_tanh(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::gelu_tanh(a);
+  else return T(0.5) * a * (T(1) + std::tanh(T(0.79788456080286535588) * (a + T(0.044715) * a * a * a)));
 }
-template <class T> FUSEDSL_HOST_DEVICE T silu(T a) { return a / (T(1) + std::exp(-a)); }
+/// x sigmoid(x) = x / (1 + e^-x).
+template <class T> FUSEDSL_MATH_FN T silu(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::silu(a);
+  else return a / (T(1) + std::exp(-a));
+}
+
+#undef FUSEDSL_MATH_FN
 
 }  // namespace fusedsl::math

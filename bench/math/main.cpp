@@ -1,0 +1,233 @@
+// bench_math: fusedsl::math (vector_math.hpp on the host) against the
+// standard library in plain loops, as a user compiles them: -O3, no
+// -ffast-math. Prints markdown tables (bench/RESULTS.md "CPU math functions").
+//
+//   bench_math [log2 n = 24] [repeats = 7]
+//
+// 1. y[i] = exp(a[i]) * b[i] + c[i] on n floats (and doubles), std::exp
+//    against fusedsl::math::exp, one thread and OpenMP (all threads).
+// 2. Each function's throughput in elements per ns, float and double, one
+//    thread and OpenMP, std:: (or the formula math.hpp used before, for
+//    sigmoid, silu and the gelus) against fusedsl::math.
+// Inputs are fresh random numbers for every function (in its working
+// range); the results of the two are compared (max difference in ulps).
+// Times are medians of `repeats` runs after one warm-up run.
+#include <omp.h>
+
+#include <algorithm>  // std::sort, std::max
+#include <bit>        // std::bit_cast
+#include <chrono>     // std::chrono::steady_clock
+#include <cmath>      // std::exp, ...
+#include <cstdint>    // std::int64_t
+#include <cstdio>     // std::printf
+#include <cstdlib>    // std::atoi
+#include <random>     // std::mt19937
+#include <vector>     // std::vector
+
+#include <fusedsl/core/math.hpp>
+
+namespace fm = fusedsl::math;
+
+namespace {
+
+// One function per loop, each on its own source line, so that the
+// vectorizer's report (-fopt-info-vec-optimized) names every loop by line.
+#define BENCH_LOOP(NAME, EXPR)                                                                   \
+  template <class T>                                                                             \
+  __attribute__((noinline)) void NAME(const T* __restrict a, T* __restrict y, std::int64_t n,   \
+                                      int threads) {                                             \
+    _Pragma("omp parallel for num_threads(threads) schedule(static)")                           \
+    for (std::int64_t i = 0; i < n; ++i) {                                                       \
+      const T x = a[i];                                                                          \
+      y[i] = EXPR;                                                                               \
+    }                                                                                            \
+  }
+
+template <class T> constexpr T kRsqrt2 = T(0.70710678118654752440);
+template <class T> constexpr T kGeluC = T(0.79788456080286535588);
+template <class T> constexpr T kGeluA = T(0.044715);
+
+BENCH_LOOP(std_exp, std::exp(x))
+BENCH_LOOP(fsl_exp, fm::exp(x))
+BENCH_LOOP(std_expm1, std::expm1(x))
+BENCH_LOOP(fsl_expm1, fm::expm1(x))
+BENCH_LOOP(std_log, std::log(x))
+BENCH_LOOP(fsl_log, fm::log(x))
+BENCH_LOOP(std_log1p, std::log1p(x))
+BENCH_LOOP(fsl_log1p, fm::log1p(x))
+BENCH_LOOP(std_tanh, std::tanh(x))
+BENCH_LOOP(fsl_tanh, fm::tanh(x))
+BENCH_LOOP(std_sigmoid, T(1) / (T(1) + std::exp(-x)))
+BENCH_LOOP(fsl_sigmoid, fm::sigmoid(x))
+BENCH_LOOP(std_silu, x / (T(1) + std::exp(-x)))
+BENCH_LOOP(fsl_silu, fm::silu(x))
+BENCH_LOOP(std_erf, std::erf(x))
+BENCH_LOOP(fsl_erf, fm::erf(x))
+BENCH_LOOP(std_gelu_erf, T(0.5) * x * (T(1) + std::erf(x * kRsqrt2<T>)))
+BENCH_LOOP(fsl_gelu_erf, fm::gelu_erf(x))
+BENCH_LOOP(std_gelu_tanh, T(0.5) * x * (T(1) + std::tanh(kGeluC<T> * (x + kGeluA<T> * x * x * x))))
+BENCH_LOOP(fsl_gelu_tanh, fm::gelu_tanh(x))
+BENCH_LOOP(std_sin, std::sin(x))
+BENCH_LOOP(fsl_sin, fm::sin(x))
+BENCH_LOOP(std_cos, std::cos(x))
+BENCH_LOOP(fsl_cos, fm::cos(x))
+
+// The fused loop of the issue: y = exp(a) * b + c.
+template <class T>
+__attribute__((noinline)) void std_exp_fma(const T* __restrict a, const T* __restrict b, const T* __restrict c,
+                                           T* __restrict y, std::int64_t n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) y[i] = std::exp(a[i]) * b[i] + c[i];
+}
+template <class T>
+__attribute__((noinline)) void fsl_exp_fma(const T* __restrict a, const T* __restrict b, const T* __restrict c,
+                                           T* __restrict y, std::int64_t n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) y[i] = fm::exp(a[i]) * b[i] + c[i];
+}
+
+template <class F>
+double median_ms(int repeats, F&& run) {
+  run();  // warm-up: page faults, caches, thread pool
+  std::vector<double> ms;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+/// Max distance in ulps between two arrays (NaN must match NaN).
+template <class T>
+double max_ulp_diff(const std::vector<T>& x, const std::vector<T>& y) {
+  using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+  double worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i]) || std::isnan(y[i])) {
+      if (std::isnan(x[i]) != std::isnan(y[i])) return 1e30;
+      continue;
+    }
+    // Ordered integer view of the bits: adjacent floats differ by 1.
+    auto ordered = [](T v) {
+      const I b = std::bit_cast<I>(v);
+      return b < 0 ? static_cast<double>(std::numeric_limits<I>::min()) - static_cast<double>(b) : static_cast<double>(b);
+    };
+    worst = std::max(worst, std::fabs(ordered(x[i]) - ordered(y[i])));
+  }
+  return worst;
+}
+
+template <class T>
+std::vector<T> random_vector(std::int64_t n, T lo, T hi, unsigned seed) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  // Filled in parallel chunks, each with its own generator (fast for 2^24 elements).
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    std::mt19937_64 gen(seed * 1000003u + static_cast<unsigned>(t));
+    std::uniform_real_distribution<T> dist(lo, hi);
+    for (std::int64_t i = n * t / nt; i < n * (t + 1) / nt; ++i) v[static_cast<std::size_t>(i)] = dist(gen);
+  }
+  return v;
+}
+
+using loop_fn_f = void (*)(const float*, float*, std::int64_t, int);
+using loop_fn_d = void (*)(const double*, double*, std::int64_t, int);
+
+struct op {
+  const char* name;
+  double lo, hi;  // input range
+  loop_fn_f std_f, fsl_f;
+  loop_fn_d std_d, fsl_d;
+};
+
+#define OP(NAME, LO, HI) {#NAME, LO, HI, std_##NAME<float>, fsl_##NAME<float>, std_##NAME<double>, fsl_##NAME<double>}
+const op kOps[] = {
+    OP(exp, -80, 80),     OP(expm1, -10, 10),    OP(log, 1e-3, 1e3),          OP(log1p, -0.9, 1e3),
+    OP(tanh, -10, 10),    OP(sigmoid, -20, 20),  OP(silu, -20, 20),          OP(erf, -4, 4),
+    OP(gelu_erf, -6, 6),  OP(gelu_tanh, -6, 6),  OP(sin, -100, 100),         OP(cos, -100, 100),
+};
+
+template <class T>
+void function_table(std::int64_t n, int repeats, int threads_all, unsigned& seed) {
+  std::printf("\n| %s | std 1 thread | fusedsl 1 thread | speed-up | std %d threads | fusedsl %d threads | speed-up | max diff (ulp) |\n",
+              sizeof(T) == 4 ? "float" : "double", threads_all, threads_all);
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const op& o : kOps) {
+    const std::vector<T> a = random_vector<T>(n, T(o.lo), T(o.hi), ++seed);
+    std::vector<T> ys(a.size()), yf(a.size());
+    auto sf = [&](int th) {
+      if constexpr (sizeof(T) == 4) o.std_f(a.data(), ys.data(), n, th);
+      else o.std_d(a.data(), ys.data(), n, th);
+    };
+    auto ff = [&](int th) {
+      if constexpr (sizeof(T) == 4) o.fsl_f(a.data(), yf.data(), n, th);
+      else o.fsl_d(a.data(), yf.data(), n, th);
+    };
+    const double s1 = median_ms(repeats, [&] { sf(1); });
+    const double f1 = median_ms(repeats, [&] { ff(1); });
+    const double sn = median_ms(repeats, [&] { sf(threads_all); });
+    const double fn = median_ms(repeats, [&] { ff(threads_all); });
+    const double diff = max_ulp_diff(ys, yf);
+    auto rate = [&](double ms) { return static_cast<double>(n) / (ms * 1e6); };  // elements per ns
+    std::printf("| %s [%g, %g] | %.3f | %.3f | %.1fx | %.3f | %.3f | %.1fx | %.0f |\n", o.name, o.lo, o.hi, rate(s1), rate(f1),
+                s1 / f1, rate(sn), rate(fn), sn / fn, diff);
+    std::fflush(stdout);
+  }
+}
+
+template <class T>
+void exp_fma_table(std::int64_t n, int repeats, int threads_all, unsigned& seed) {
+  const std::vector<T> a = random_vector<T>(n, T(-10), T(10), ++seed);
+  const std::vector<T> b = random_vector<T>(n, T(-1), T(1), ++seed);
+  const std::vector<T> c = random_vector<T>(n, T(-1), T(1), ++seed);
+  std::vector<T> ys(a.size()), yf(a.size());
+  for (int th : {1, threads_all}) {
+    const double s = median_ms(repeats, [&] { std_exp_fma(a.data(), b.data(), c.data(), ys.data(), n, th); });
+    const double f = median_ms(repeats, [&] { fsl_exp_fma(a.data(), b.data(), c.data(), yf.data(), n, th); });
+    // exp(a) b + c: compare against the std result with a tolerance for the
+    // cancellation in + c (an error of 1 ulp of exp(a) b is allowed).
+    std::int64_t bad = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double tol = 2.0 * std::numeric_limits<T>::epsilon() * (std::fabs(double(ys[i] - c[i])) + std::fabs(double(c[i])));
+      if (!(std::fabs(double(ys[i]) - double(yf[i])) <= tol)) ++bad;
+    }
+    std::printf("| %s | %d | %.2f | %.2f | %.1fx | %.3f | %.3f | %s |\n", sizeof(T) == 4 ? "float" : "double", th, s, f,
+                s / f, static_cast<double>(n) / (s * 1e6), static_cast<double>(n) / (f * 1e6),
+                bad == 0 ? "ok" : "MISMATCH");
+    std::fflush(stdout);
+    if (bad != 0) std::printf("mismatches: %lld\n", static_cast<long long>(bad));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int log2n = argc > 1 ? std::atoi(argv[1]) : 24;
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 7;
+  const std::int64_t n = std::int64_t(1) << log2n;
+  const int threads_all = omp_get_max_threads();
+  unsigned seed = 1;
+  std::printf("bench_math: n = 2^%d, median of %d runs, OpenMP threads = %d\n", log2n, repeats, threads_all);
+#if defined(__AVX512F__)
+  std::printf("compiled for: AVX-512\n");
+#elif defined(__AVX2__)
+  std::printf("compiled for: AVX2\n");
+#else
+  std::printf("compiled for: x86-64 baseline (SSE2)\n");
+#endif
+#if defined(__FAST_MATH__)
+  std::printf("WARNING: compiled with -ffast-math\n");
+#endif
+  std::printf("\ny[i] = exp(a[i]) * b[i] + c[i], a in [-10, 10]\n\n");
+  std::printf("| type | threads | std::exp ms | fusedsl::math::exp ms | speed-up | std elem/ns | fusedsl elem/ns | check |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  exp_fma_table<float>(n, repeats, threads_all, seed);
+  exp_fma_table<double>(n, repeats, threads_all, seed);
+  std::printf("\nThroughput of y[i] = f(a[i]) in elements/ns (higher is better); max diff: fusedsl against std, in ulps\n");
+  function_table<float>(n, repeats, threads_all, seed);
+  function_table<double>(n, repeats, threads_all, seed);
+  return 0;
+}

@@ -1,0 +1,494 @@
+/// @file vector_math.hpp
+/// Transcendental functions for float and double that a compiler can
+/// auto-vectorize without -ffast-math: straight-line code, selects instead of
+/// branches (`c ? a : b` on values already computed), integer work only on
+/// the bits of the same lane (shifts, adds, masks), no tables, no calls.
+/// A plain `for` loop over `exp(a[i]) * b[i] + c[i]` compiled with g++ -O3
+/// vectorizes with SSE2 already (4 floats), and with AVX2 / AVX-512 under
+/// -march=native (bench/math, bench/RESULTS.md "CPU math functions").
+///
+/// Methods: Cody-Waite range reduction (the constants split so that the
+/// products with the reduction integer are exact, with or without FMA
+/// contraction) and minimax polynomials fitted by bench/math/fit_coefficients.py
+/// (a Remez exchange in 40-digit mpmath on the relative error of the final
+/// result, coefficients rounded one at a time with the rest refitted).
+/// The code is correct whether or not the compiler contracts a*b+c into FMA
+/// (g++ does in GNU mode with -march=native): no step relies on the rounding
+/// of a product, and splits of a value into high and low parts are done by
+/// masking bits.
+///
+/// Accuracy (max error in ulps of the result, measured by
+/// tests/backend/vector_math.cpp against the standard library in long double,
+/// over the whole range; docs/math.md has the table): float exp, log, log1p
+/// <= 1; expm1, sigmoid, silu <= 2; tanh, erf, sin, cos <= 3 (sin/cos for
+/// |x| <= 2^27 pi/2 ~ 2.1e8; beyond that the result stays in [-1, 1] without
+/// stated accuracy). Special values as std:: (NaN in -> NaN out, +-Inf,
+/// overflow to Inf, gradual underflow, log(0) = -Inf, log(<0) = NaN, signed
+/// zeros of expm1, log1p, tanh, erf, sin kept).
+///
+/// On the device the CUDA math library is better: math.hpp calls these on
+/// the host only. They are FUSEDSL_HOST_DEVICE so that they compile with
+/// nvcc and may be used in device code where bit-identical results with the
+/// host matter.
+#pragma once
+#include <cstdint>  // std::uint32_t, std::uint64_t
+#include <limits>   // std::numeric_limits
+
+#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
+
+/// Host-device and always inlined: a call that is not inlined stops the
+/// vectorization of the loop that makes it.
+#define FUSEDSL_VM_INLINE FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE
+
+namespace fusedsl::vector_math {
+namespace detail {
+
+template <class T> struct fp;
+
+/// float: bit layout and the reduction constants.
+template <> struct fp<float> {
+  using uint = std::uint32_t;
+  static constexpr int mant = 23;            // explicit mantissa bits
+  static constexpr uint bias = 127;
+  static constexpr uint sign_mask = 0x80000000u;
+  static constexpr float shifter = 0x1.8p23f;  // x + shifter - shifter rounds x to an integer (|x| < 2^22)
+  static constexpr float two_mant = 0x1p23f;
+  // ln2 = ln2_hi + ln2_lo, ln2_hi with 13 significant bits: n * ln2_hi exact for |n| < 2^11.
+  static constexpr float log2e = 0x1.715476p+0f;
+  static constexpr float ln2_hi = 0x1.62ep-1f;
+  static constexpr float ln2_lo = 0x1.0bfbe8p-15f;
+  static constexpr float exp_lo = -110.0f;    // exp(x) rounds to 0 below -103.97: clamp keeps n in range
+  static constexpr float exp_hi = 100.0f;     // exp(x) overflows above 88.72
+  static constexpr float expm1_lo = -30.0f;   // expm1 = -1 below -17.33
+  static constexpr float expm1_hi = 89.0f;    // n <= 128: 2^(n-1) stays normal
+  static constexpr float tiny = 0x1p-26f;     // |x| below: expm1(x) and log1p(x) round to x
+  static constexpr float tanh_hi = 10.0f;     // tanh = +-1 in float above 9.01
+  static constexpr float erf_hi = 4.0f;       // erf = +-1 in float above 3.92
+  static constexpr float erfc_hi = 10.1f;     // end of the fitted erfc range (gelu's tail underflows there)
+  static constexpr float gelu_lo = -14.5f;    // gelu(x) rounds to -0 below -14.3
+  static constexpr int subnormal_shift = 25;  // log scales subnormal inputs by 2^25
+  static constexpr uint sqrt_half_bits = 0x3f3504f3u;  // sqrt(1/2)
+  static constexpr uint split_mask = 0xfffff000u;  // keeps 12 significant bits: a square of it is exact
+
+  // e^r = 1 + r + r^2 Q(r), |r| <= ln2/2: weighted error 2^-28.2
+  FUSEDSL_VM_INLINE static float exp_q(float r) {
+    return 0x1.fffffcp-2f + r * (0x1.55548cp-3f + r * (0x1.55585ap-5f + r * (0x1.123d6cp-7f + r * 0x1.6ab868p-10f)));
+  }
+  // e^r - 1 = r + r^2 Q(r) with relative error 2^-28.2 of e^r - 1
+  FUSEDSL_VM_INLINE static float expm1_q(float r) {
+    return 0x1p-1f + r * (0x1.55552cp-3f + r * (0x1.555502p-5f + r * (0x1.1155a8p-7f + r * (0x1.6d2e4ap-10f + r * 0x1.3b791ep-13f))));
+  }
+  // log(1+f) = f - f^2/2 + s (f^2/2 + z P(z)), s = f/(2+f), z = s^2 <= 0.02944: 2^-35.2
+  FUSEDSL_VM_INLINE static float log_p(float z) {
+    return 0x1.555554p-1f + z * (0x1.999c26p-2f + z * (0x1.23d3ep-2f + z * 0x1.f13b22p-3f));
+  }
+  // erf(x) = x + x E(x^2), |x| <= 0.9: 2^-30.1
+  FUSEDSL_VM_INLINE static float erf_e(float v) {
+    return 0x1.06eba8p-3f + v * (-0x1.81274p-2f + v * (0x1.ce2d6p-4f + v * (-0x1.b80062p-6f + v * (0x1.543f2ap-8f + v * (-0x1.a583bcp-11f + v * 0x1.4d2864p-14f)))));
+  }
+  // erfc(x) = exp(-x^2) t G(t - 0.55), t = 3/(3+x), 0.45 <= x <= 10.1: 2^-29
+  static constexpr float erfc_tc = 0.55f;
+  FUSEDSL_VM_INLINE static float erfc_g(float u) {
+    return 0x1.8edf52p-2f + u * (0x1.592bfcp-1f + u * (0x1.d79716p-1f + u * (0x1.ecc928p-1f + u * (0x1.6a3a6p-1f + u * (0x1.15ab96p-2f + u * (-0x1.3032ecp-4f + u * (-0x1.1f8684p-3f + u * (-0x1.196b1cp-6f + u * (0x1.26435p-5f + u * (-0x1.498c1ep-12f + u * (0x1.afb04ep-5f)))))))))));
+  }
+
+  // The float erfc is computed in double (float arguments square exactly
+  // there): the same two polynomials, evaluated in double.
+  FUSEDSL_VM_INLINE static double exp_q_wide(double r) {
+    return 0x1.fffffcp-2 + r * (0x1.55548cp-3 + r * (0x1.55585ap-5 + r * (0x1.123d6cp-7 + r * 0x1.6ab868p-10)));
+  }
+  FUSEDSL_VM_INLINE static double erfc_g_wide(double u) {
+    return 0x1.8edf52p-2 + u * (0x1.592bfcp-1 + u * (0x1.d79716p-1 + u * (0x1.ecc928p-1 + u * (0x1.6a3a6p-1 + u * (0x1.15ab96p-2 + u * (-0x1.3032ecp-4 + u * (-0x1.1f8684p-3 + u * (-0x1.196b1cp-6 + u * (0x1.26435p-5 + u * (-0x1.498c1ep-12 + u * (0x1.afb04ep-5)))))))))));
+  }
+};
+
+/// double: bit layout and the reduction constants.
+template <> struct fp<double> {
+  using uint = std::uint64_t;
+  static constexpr int mant = 52;
+  static constexpr uint bias = 1023;
+  static constexpr uint sign_mask = 0x8000000000000000ull;
+  static constexpr double shifter = 0x1.8p52;
+  static constexpr double two_mant = 0x1p52;
+  // ln2_hi with 32 significant bits: n * ln2_hi exact for |n| < 2^21.
+  static constexpr double log2e = 0x1.71547652b82fep+0;
+  static constexpr double ln2_hi = 0x1.62e42feep-1;
+  static constexpr double ln2_lo = 0x1.a39ef35793c76p-33;
+  static constexpr double exp_lo = -760.0;    // exp(x) rounds to 0 below -745.13
+  static constexpr double exp_hi = 720.0;     // overflow above 709.78
+  static constexpr double expm1_lo = -50.0;   // expm1 = -1 below -37.43
+  static constexpr double expm1_hi = 710.0;   // n <= 1024
+  static constexpr double tiny = 0x1p-55;
+  static constexpr double tanh_hi = 20.0;     // tanh = +-1 above 19.06
+  static constexpr double erf_hi = 6.0;       // erf = +-1 above 5.93
+  static constexpr double erfc_hi = 27.3;
+  static constexpr double gelu_lo = -40.0;    // gelu rounds to -0 below -38.6
+  static constexpr int subnormal_shift = 54;
+  static constexpr uint sqrt_half_bits = 0x3fe6a09e667f3bcdull;
+  static constexpr uint split_mask = 0xfffffffff8000000ull;  // 26 significant bits
+
+  FUSEDSL_VM_INLINE static double exp_q(double r) {
+    return 0x1.000000000000ap-1 + r * (0x1.5555555555501p-3 + r * (0x1.55555555505fap-5 + r * (0x1.111111112561fp-7 + r * (0x1.6c16c184b99e1p-10 + r * (0x1.a01a013a0af94p-13 + r * (0x1.a019987e296c3p-16 + r * (0x1.71defbe4ceceap-19 + r * (0x1.28aeeae149d09p-22 + r * 0x1.adcad73e5bed2p-26))))))));
+  }
+  FUSEDSL_VM_INLINE static double expm1_q(double r) {
+    return 0x1.0000000000005p-1 + r * (0x1.55555555553e0p-3 + r * (0x1.5555555551c5ap-5 + r * (0x1.11111111880bdp-7 + r * (0x1.6c16c180d31c8p-10 + r * (0x1.a019feb12566dp-13 + r * (0x1.a019a1256750bp-16 + r * (0x1.71e57526c2e23p-19 + r * (0x1.28a83b389632fp-22 + r * 0x1.a27ccb646c2e6p-26))))))));
+  }
+  FUSEDSL_VM_INLINE static double log_p(double z) {
+    return 0x1.5555555555592p-1 + z * (0x1.999999997ff04p-2 + z * (0x1.24924941e33bap-2 + z * (0x1.c71c521254318p-3 + z * (0x1.74663d68d101fp-3 + z * (0x1.39a1dab3ebfa3p-3 + z * 0x1.2f0456d4d19c4p-3)))));
+  }
+  FUSEDSL_VM_INLINE static double erf_e(double v) {
+    return 0x1.06eba8214db67p-3 + v * (-0x1.812746b0378fbp-2 + v * (0x1.ce2f21a037711p-4 + v * (-0x1.b82ce30f27a0ep-6 + v * (0x1.565bcc89824f0p-8 + v * (-0x1.c02d9c1db3501p-11 + v * (0x1.f9a077a5f861ap-14 + v * (-0x1.f4a082b511a78p-17 + v * (0x1.b78fc70a2392ep-20 + v * (-0x1.4dbf68dea2cbap-23 + v * 0x1.602c39071ce94p-27)))))))));
+  }
+  // erfc(x) = exp(-x^2) t G(t - 0.48), 0.45 <= x <= 27.3: 2^-53.6
+  static constexpr double erfc_tc = 0.48;
+  FUSEDSL_VM_INLINE static double erfc_g(double u) {
+    return 0x1.62d9473dd9868p-2 + u * (0x1.1de9c3fdde0afp-1 + u * (0x1.7a44701e401c5p-1 + u * (0x1.8e5e2c721a979p-1 + u * (0x1.37ad94b127b44p-1 + u * (0x1.271cb40b9cac2p-2 + u * (-0x1.0fd769ed50d2cp-7 + u * (-0x1.f0f08afb7fc32p-4 + u * (-0x1.bf53c0c902facp-5 + u * (0x1.436f9a3ae0d35p-5 + u * (0x1.4cc5dfa03e9c3p-5 + u * (-0x1.e20196c848239p-7 + u * (-0x1.b40656291b35ep-6 + u * (0x1.2e5b9a851a26p-7 + u * (0x1.1f2bc7ecc587bp-6 + u * (-0x1.559081ea28ca9p-6 + u * (-0x1.1975dcce96da8p-7 + u * (0x1.20c81ec279882p-3 + u * (-0x1.cb03621980cd2p-7 + u * (-0x1.c922f6fcbc7c8p-1 + u * (0x1.3e428e1406562p-4 + u * (0x1.e2c2c7dff32d9p+1 + u * (-0x1.59fb6dd9dea04p-3 + u * (-0x1.288ee4e5cd819p+3 + u * (0x1.2c45b68856842p-3 + u * (0x1.40cd8b47512dfp+3)))))))))))))))))))))))));
+  }
+};
+
+template <class T> using uint_t = typename fp<T>::uint;
+
+template <class T>
+FUSEDSL_VM_INLINE uint_t<T> bits(T x) { return __builtin_bit_cast(uint_t<T>, x); }
+template <class T>
+FUSEDSL_VM_INLINE T from_bits(uint_t<T> u) { return __builtin_bit_cast(T, u); }
+
+template <class T> FUSEDSL_VM_INLINE T abs(T x) { return from_bits<T>(bits(x) & ~fp<T>::sign_mask); }
+/// |m| with the sign of s (m >= 0).
+template <class T> FUSEDSL_VM_INLINE T with_sign_of(T m, T s) {
+  return from_bits<T>(bits(m) | (bits(s) & fp<T>::sign_mask));
+}
+/// Clamps keep NaN (every comparison with NaN is false).
+template <class T> FUSEDSL_VM_INLINE T clamp(T x, T lo, T hi) {
+  x = x < lo ? lo : x;
+  return x > hi ? hi : x;
+}
+template <class T> FUSEDSL_VM_INLINE T inf() { return std::numeric_limits<T>::infinity(); }
+template <class T> FUSEDSL_VM_INLINE T nan() { return std::numeric_limits<T>::quiet_NaN(); }
+
+/// 2^n from k = n + shifter, |n| < bias: the low bits of k hold n.
+template <class T> FUSEDSL_VM_INLINE T pow2(T k, uint_t<T> extra_bias = 0) {
+  return from_bits<T>(static_cast<uint_t<T>>((bits(k) + fp<T>::bias + extra_bias) << fp<T>::mant));
+}
+
+/// e^(hi + lo) = m * s with m and s normal numbers, so that a caller may
+/// multiply m by other factors before the one rounding into the subnormal
+/// range. Needs exp_lo <= hi + lo <= exp_hi and |lo| small against 1.
+/// hi - n ln2_hi is exact (Sterbenz), whatever hi is: a caller can pass
+/// -x^2 split as (-x_hi^2, -x_lo) and get e^(-x^2) to full accuracy.
+template <class T> struct exp_parts { T m, s; };
+template <class T>
+FUSEDSL_VM_INLINE exp_parts<T> exp_split(T hi, T lo) {
+  using F = fp<T>;
+  const T k = (hi + lo) * F::log2e + F::shifter;  // n + shifter, n = round((hi + lo) / ln2)
+  const T n = k - F::shifter;
+  const T r = (hi - n * F::ln2_hi) + (lo - n * F::ln2_lo);
+  const T p = T(1) + (r + r * r * F::exp_q(r));
+  // n = n1 + n2 with |n1|, |n2| <= 80 (float) / 520 (double): 2^n1 and 2^n2 are normal.
+  const T k1 = n * T(0.5) + F::shifter;
+  const T k2 = (n - (k1 - F::shifter)) + F::shifter;
+  return {p * pow2(k1), pow2(k2)};
+}
+
+/// e^x - 1 for expm1_lo <= x <= expm1_hi (NaN passes): 2 (2^(n-1) q + (2^(n-1) - 1/2)),
+/// q = e^r - 1, so that no step overflows below the true overflow and the
+/// sum is exact but for its last rounding.
+template <class T>
+FUSEDSL_VM_INLINE T expm1_core(T x) {
+  using F = fp<T>;
+  const T k = x * F::log2e + F::shifter;
+  const T n = k - F::shifter;
+  const T r = (x - n * F::ln2_hi) - n * F::ln2_lo;
+  const T q = r + r * r * F::expm1_q(r);
+  const T h = pow2(k, static_cast<uint_t<T>>(-1));  // 2^(n-1)
+  return T(2) * (h * q + (h - T(0.5)));
+}
+
+/// log(x) for finite x > 0 plus the correction c (added to the small part):
+/// x = 2^k (1 + f), sqrt(1/2) <= 1 + f < sqrt(2).
+template <class T>
+FUSEDSL_VM_INLINE T log_core(T x, T c) {
+  using F = fp<T>;
+  using U = uint_t<T>;
+  // Subnormal x: scale into the normal range first.
+  const bool sub = x < std::numeric_limits<T>::min();
+  const T xs = sub ? x * from_bits<T>(static_cast<U>(F::bias + F::subnormal_shift) << F::mant) : x;
+  const T kadj = sub ? T(F::subnormal_shift) : T(0);
+  // Adding bits(1) - bits(sqrt(1/2)) carries into the exponent field exactly
+  // when the mantissa is >= sqrt(2)/2 of the next power of two: the exponent
+  // field is then k + bias, and the mantissa plus bits(sqrt(1/2)) gives 1 + f.
+  constexpr U one = U(F::bias) << F::mant;
+  constexpr U sqrt_half = F::sqrt_half_bits;
+  const U u = bits(xs) + (one - sqrt_half);
+  const U e = u >> F::mant;                                      // k + bias
+  const T m = from_bits<T>((u & ((U(1) << F::mant) - 1)) + sqrt_half);
+  const T k = (from_bits<T>(bits(F::two_mant) | e) - F::two_mant) - T(F::bias) - kadj;
+  const T f = m - T(1);
+  const T s = f / (T(2) + f);
+  const T z = s * s;
+  const T R = z * F::log_p(z);
+  const T hfsq = T(0.5) * f * f;
+  return k * F::ln2_hi + (f - (hfsq - (s * (hfsq + R) + (k * F::ln2_lo + c))));
+}
+
+/// x with the low half of its significand cleared: products of two such
+/// halves (or of a half and the rest, x - half) are exact.
+template <class T> FUSEDSL_VM_INLINE T high_half(T x) { return from_bits<T>(bits(x) & fp<T>::split_mask); }
+
+/// erfc(z) = m * s for 0.45 <= z <= erfc_hi, where z^2 = zz_hi + zz_lo
+/// exactly enough (zz_hi a square of a high half): e^(-z^2) t G(t),
+/// t = 3/(3+z). t is computed to about twice the working precision
+/// (t = th + tl), since the slope of t G(t) would amplify its rounding about
+/// 2.4 times near z = 1.
+template <class T>
+FUSEDSL_VM_INLINE exp_parts<T> erfc_split(T z, T zz_hi, T zz_lo) {
+  using F = fp<T>;
+  const T s = T(3) + z;
+  const T sb = s - T(3);
+  const T s_lo = (T(3) - (s - sb)) + (z - sb);  // 3 + z = s + s_lo exactly (two-sum)
+  const T th = T(3) / s;
+  const T th_h = high_half(th), th_l = th - th_h, s_h = high_half(s), s_l = s - s_h;
+  // r = 3 - th s: every partial product is exact, 3 - th_h s_h exactly (Sterbenz).
+  const T r = (((T(3) - th_h * s_h) - th_h * s_l) - th_l * s_h) - th_l * s_l;
+  const T tl = (r - th * s_lo) * (th * T(1.0 / 3.0));  // 3/(s + s_lo) - th, to first order
+  const T G = F::erfc_g((th - F::erfc_tc) + tl);
+  const exp_parts<T> e = exp_split(-zz_hi, -zz_lo);
+  return {e.m * (th * G + tl * G), e.s};
+}
+
+/// erfc(z) of a float z >= 0.45 (NaN passes), computed in double as
+/// e^(-z^2) t G(t), t = 3/(3+z): z^2 is exact in double and every rounding
+/// is far below float's, so the float result is rounded about once.
+FUSEDSL_VM_INLINE double erfc_of_float(double z, double zz) {
+  using D = fp<double>;
+  const double t = 3.0 / (3.0 + z);
+  const double g = t * fp<float>::erfc_g_wide(t - double(fp<float>::erfc_tc));
+  const double k = -zz * D::log2e + D::shifter;
+  const double n = k - D::shifter;
+  const double r = (-zz - n * D::ln2_hi) - n * D::ln2_lo;
+  const double p = 1.0 + (r + r * r * fp<float>::exp_q_wide(r));
+  return (p * g) * pow2(k);  // |n| <= 160: 2^n is a normal double
+}
+
+/// num / (1 + t) for 0 <= t <= 1 (or NaN), with the rounding of 1 + t
+/// corrected: 1 + t = d + dl exactly, num / (d + dl) = y (1 - dl/d + ...).
+template <class T>
+FUSEDSL_VM_INLINE T div_one_plus(T num, T t) {
+  const T d = T(1) + t;
+  const T y = num / d;
+  const T c = ((d - T(1)) - t) / d;
+  return c == T(0) ? y : y + y * c;  // the select keeps -0, +-Inf
+}
+
+/// x^2 = hi + lo with hi exact (x masked to half its bits, squared) and lo
+/// the small rest, correct to a relative 2^-(digits-1) of itself.
+template <class T> struct split_square { T hi, lo; };
+template <class T>
+FUSEDSL_VM_INLINE split_square<T> square_split(T x) {
+  const T xh = high_half(x);
+  return {xh * xh, (x - xh) * (x + xh)};
+}
+
+/// sin (cos_offset 0) or cos (cos_offset 1) of x, reduced in double:
+/// x = n pi/2 + r, |r| <= pi/4, with pi/2 in 26-bit pieces so that every
+/// n * piece is exact for |n| < 2^27 (|x| < 2.1e8). Float inputs use three
+/// pieces (105 bits of pi/2), double inputs five (157 bits).
+template <bool Double>
+FUSEDSL_VM_INLINE double sincos_core(double x, std::uint64_t cos_offset) {
+  constexpr double two_over_pi = 0x1.45f306dc9c883p-1;
+  const double k = x * two_over_pi + fp<double>::shifter;
+  const double n = k - fp<double>::shifter;
+  double r = (x - n * 0x1.921fb5p+0) - n * 0x1.110b46p-26;
+  if constexpr (Double) {
+    r = ((r - n * 0x1.1a6263p-54) - n * 0x1.8a2e03p-81) - n * 0x1.c1cd129024e09p-107;
+  } else {
+    r = r - n * 0x1.1a62633145c07p-54;
+  }
+  // Past 2.1e8 the reduction is inexact and past 2^51 meaningless: this keeps
+  // the result in [-1, 1] there (and changes nothing below).
+  r = clamp(r, -0.8, 0.8);
+  const double z = r * r;
+  double sp, cp;
+  if constexpr (Double) {
+    sp = r + r * z * (-0x1.5555555555549p-3 + z * (0x1.111111110f8a6p-7 + z * (-0x1.a01a019c1619dp-13 + z * (0x1.71de357b1be0ap-19 + z * (-0x1.ae5e689ef4164p-26 + z * (0x1.5d93a46e5443p-33))))));
+    // cos r = 1 - z/2 + z^2 C(z), with the rounding error of 1 - z/2 added back.
+    const double hz = 0.5 * z;
+    const double w = 1.0 - hz;
+    const double c = z * z * (0x1.555555555554cp-5 + z * (-0x1.6c16c16c1521fp-10 + z * (0x1.a01a019cbf625p-16 + z * (-0x1.27e4f812b5ff5p-22 + z * (0x1.1ee9f1521a82cp-29 + z * (-0x1.8fb130a8bbb77p-37))))));
+    cp = w + (((1.0 - w) - hz) + c);
+  } else {
+    sp = r + r * z * (-0x1.5555554cbac7p-3 + z * (0x1.11110896ef46cp-7 + z * (-0x1.a00f9e2c5baf2p-13 + z * (0x1.6cd878b0d5c09p-19))));
+    cp = (1.0 - 0.5 * z) + z * z * (0x1.5555554f4ee04p-5 + z * (-0x1.6c16b899751edp-10 + z * (0x1.a0112098facf1p-16 + z * (-0x1.242aedcecd116p-22))));
+  }
+  // Quadrant q = n + cos_offset (mod 4): odd q takes the cosine, q & 2 flips the sign.
+  const std::uint64_t q = bits(k) + cos_offset;
+  const std::uint64_t odd = std::uint64_t(0) - (q & 1);  // all ones when odd
+  const std::uint64_t v = (bits(cp) & odd) | (bits(sp) & ~odd);
+  return from_bits<double>(v ^ ((q & 2) << 62));
+}
+
+}  // namespace detail
+
+/// e^x: <= 1 ulp (float and double).
+template <class T>
+FUSEDSL_VM_INLINE T exp(T x) {
+  const T xc = detail::clamp(x, detail::fp<T>::exp_lo, detail::fp<T>::exp_hi);
+  const detail::exp_parts<T> e = detail::exp_split(xc, T(0));
+  return e.m * e.s;
+}
+
+/// e^x - 1, relative accuracy near 0: <= 2 ulp.
+template <class T>
+FUSEDSL_VM_INLINE T expm1(T x) {
+  using F = detail::fp<T>;
+  const T y = detail::expm1_core(detail::clamp(x, F::expm1_lo, F::expm1_hi));
+  return detail::abs(x) < F::tiny ? x : y;  // +-0 and subnormals: exactly x
+}
+
+/// Natural logarithm: <= 1 ulp; log(+-0) = -Inf, log(x < 0) = NaN.
+template <class T>
+FUSEDSL_VM_INLINE T log(T x) {
+  T y = detail::log_core(x, T(0));
+  y = x == T(0) ? -detail::inf<T>() : y;
+  y = x < T(0) ? detail::nan<T>() : y;
+  y = x == detail::inf<T>() ? x : y;
+  return x != x ? x : y;
+}
+
+/// log(1 + x), relative accuracy near 0: <= 1 ulp; log1p(-1) = -Inf, log1p(x < -1) = NaN.
+template <class T>
+FUSEDSL_VM_INLINE T log1p(T x) {
+  using F = detail::fp<T>;
+  const T u = T(1) + x;
+  // c: the rounding error of 1 + x (u - 1 is exact for u >= 1/2, and
+  // u = 1 + x exactly below), divided by u: log(1 + x) = log(u) + c / u.
+  const T c = (x - (u - T(1))) / u;
+  T y = detail::log_core(u, c);
+  y = detail::abs(x) < F::tiny ? x : y;  // +-0 and subnormals: exactly x
+  y = x == T(-1) ? -detail::inf<T>() : y;
+  y = x < T(-1) ? detail::nan<T>() : y;
+  y = x == detail::inf<T>() ? x : y;
+  return x != x ? x : y;
+}
+
+/// Hyperbolic tangent: e/(e + 2) with e = expm1(2|x|), sign of x: <= 3 ulp.
+template <class T>
+FUSEDSL_VM_INLINE T tanh(T x) {
+  using F = detail::fp<T>;
+  const T ax = detail::abs(x);
+  const T e = detail::expm1_core(T(2) * (ax > F::tanh_hi ? F::tanh_hi : ax));
+  return detail::with_sign_of(e / (e + T(2)), x);
+}
+
+/// 1/(1 + e^-x), without overflow: e^-|x| / (1 + e^-|x|) for x < 0.
+template <class T>
+FUSEDSL_VM_INLINE T sigmoid(T x) {
+  using F = detail::fp<T>;
+  const T a = -detail::abs(x);
+  const detail::exp_parts<T> e = detail::exp_split(a < F::exp_lo ? F::exp_lo : a, T(0));
+  const T t = e.m * e.s;  // e^-|x|
+  return detail::div_one_plus(x >= T(0) ? T(1) : t, t);
+}
+
+/// x sigmoid(x) = x / (1 + e^-x); silu(-Inf) = NaN as for that formula.
+template <class T>
+FUSEDSL_VM_INLINE T silu(T x) {
+  using F = detail::fp<T>;
+  const T a = -detail::abs(x);
+  const detail::exp_parts<T> e = detail::exp_split(a < F::exp_lo ? F::exp_lo : a, T(0));
+  // x e^x, one rounding into the subnormals; below exp_lo it underflows to -0.
+  const T xn = x < F::exp_lo ? F::exp_lo : x;
+  const T y = detail::div_one_plus(x >= T(0) ? x : (xn * e.m) * e.s, e.m * e.s);
+  return x == -detail::inf<T>() ? detail::nan<T>() : y;
+}
+
+/// Error function: x + x E(x^2) for |x| < 0.875, 1 - erfc(|x|) beyond, sign of x.
+template <class T>
+FUSEDSL_VM_INLINE T erf(T x) {
+  using F = detail::fp<T>;
+  const T ax = detail::abs(x);
+  const T small = ax + ax * F::erf_e(ax * ax);
+  const T z = ax > F::erf_hi ? F::erf_hi : ax;
+  T big;
+  if constexpr (sizeof(T) == 4) {
+    const double zd = z;
+    big = static_cast<T>(1.0 - detail::erfc_of_float(zd, zd * zd));
+  } else {
+    const detail::split_square<T> zz = detail::square_split(z);
+    const detail::exp_parts<T> c = detail::erfc_split(z, zz.hi, zz.lo);
+    big = T(1) - c.m * c.s;
+  }
+  return detail::with_sign_of(ax < T(0.875) ? small : big, x);
+}
+
+/// gelu with the exact erf form, x/2 (1 + erf(x/sqrt(2))), computed as
+/// x/2 erfc(-x/sqrt(2)) for x < 0 (no cancellation), with x^2/2 taken from
+/// x exactly; gelu_erf(-Inf) = NaN as for the formula.
+template <class T>
+FUSEDSL_VM_INLINE T gelu_erf(T x) {
+  using F = detail::fp<T>;
+  const T xc = detail::clamp(x, F::gelu_lo, -F::gelu_lo);
+  const T az = detail::abs(xc) * T(0.70710678118654752440);
+  const T small_erf = az + az * F::erf_e(az * az);  // erf(|x|/sqrt 2)
+  const bool small = az < T(0.5);
+  const T half_x = T(0.5) * x;
+  T pos, neg;
+  if constexpr (sizeof(T) == 4) {
+    const double xd = xc;
+    const double c = detail::erfc_of_float(detail::abs(xd) * 0.70710678118654752440, 0.5 * (xd * xd));
+    pos = small ? half_x * (T(1) + small_erf) : static_cast<T>(double(half_x) * (2.0 - c));
+    neg = small ? half_x * (T(1) - small_erf) : static_cast<T>((0.5 * xd) * c);
+  } else {
+    const detail::split_square<T> xx = detail::square_split(xc);
+    const T zc = az > F::erfc_hi ? F::erfc_hi : az;
+    const detail::exp_parts<T> c = detail::erfc_split(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
+    pos = half_x * (small ? T(1) + small_erf : T(2) - c.m * c.s);
+    neg = small ? half_x * (T(1) - small_erf) : ((T(0.5) * xc) * c.m) * c.s;
+  }
+  const T y = x >= T(0) ? pos : neg;
+  return x == -detail::inf<T>() ? detail::nan<T>() : y;
+}
+
+/// gelu with the tanh approximation, x/2 (1 + tanh(v/2)) = x sigmoid(v),
+/// v = 2 sqrt(2/pi) (x + 0.044715 x^3), the constants rounded to T. For
+/// float, v is computed in double so that the tail (x << 0) stays accurate.
+template <class T>
+FUSEDSL_VM_INLINE T gelu_tanh(T x) {
+  using F = detail::fp<T>;
+  constexpr T c = T(0.79788456080286535588);
+  constexpr T a = T(0.044715);
+  T hi, lo;
+  if constexpr (sizeof(T) == 4) {
+    const double xd = x;
+    double v = -2.0 * double(c) * (xd + double(a) * xd * xd * xd);
+    v = x >= T(0) ? v : -v;  // -|v|
+    v = v < double(F::exp_lo) ? double(F::exp_lo) : v;
+    hi = static_cast<T>(v);
+    lo = static_cast<T>(v - double(hi));
+  } else {
+    T v = T(-2) * c * (x + a * x * x * x);
+    v = x >= T(0) ? v : -v;
+    hi = v < F::exp_lo ? F::exp_lo : v;
+    lo = T(0);
+  }
+  const detail::exp_parts<T> e = detail::exp_split(hi, lo);  // e^-|v|
+  const T xn = x < F::exp_lo ? F::exp_lo : x;  // x e^v underflows below anyway
+  const T y = detail::div_one_plus(x >= T(0) ? x : (xn * e.m) * e.s, e.m * e.s);
+  return x == -detail::inf<T>() ? detail::nan<T>() : y;
+}
+
+/// Sine: <= 1 ulp (float), <= 2 ulp (double) for |x| < 2.1e8.
+template <class T>
+FUSEDSL_VM_INLINE T sin(T x) {
+  const T y = static_cast<T>(detail::sincos_core<sizeof(T) == 8>(static_cast<double>(x), 0));
+  return x == T(0) ? x : y;  // sin(-0) = -0
+}
+/// Cosine: as sin.
+template <class T>
+FUSEDSL_VM_INLINE T cos(T x) {
+  return static_cast<T>(detail::sincos_core<sizeof(T) == 8>(static_cast<double>(x), 1));
+}
+
+}  // namespace fusedsl::vector_math
+
+#undef FUSEDSL_VM_INLINE

@@ -1,0 +1,282 @@
+// fusedsl::vector_math (and math.hpp, which forwards float and double to it
+// on the host) against the standard library computed in long double.
+//
+// Accuracy: the error in ulps of the result type, |y - ref| / ulp(ref), where
+// ulp(ref) is the spacing of T at ref (2^-149 / 2^-1074 in the subnormal
+// range) and an infinite y counts as 2^128 / 2^1024. Inputs: a sweep over the
+// bit patterns of the whole range (float) or random bit patterns (double),
+// uniform samples in each function's working range, and every value within a
+// few thousand ulps of the special points (0, +-1, thresholds of overflow,
+// underflow and of the internal branches). Special values bit-exactly.
+#include <bit>        // std::bit_cast
+#include <cmath>      // std::exp, ...
+#include <cstdint>    // std::uint32_t, std::uint64_t
+#include <cstdio>     // std::snprintf
+#include <functional> // std::function
+#include <limits>     // std::numeric_limits
+#include <random>     // std::mt19937_64
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <doctest/doctest.h>
+
+#include <fusedsl/core/math.hpp>
+#include <fusedsl/core/vector_math.hpp>
+
+namespace {
+
+namespace vm = fusedsl::vector_math;
+using ld = long double;
+
+template <class T> using uint_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+/// Error of y in ulps of T at the exact value ref.
+template <class T>
+double ulp_error(T y, ld ref) {
+  if (std::isnan(ref)) return std::isnan(y) ? 0.0 : 1e300;
+  if (std::isnan(y)) return 1e300;
+  // Exact results beyond the range of T round to Inf: then y must be that Inf.
+  if (std::isinf(static_cast<T>(ref))) return y == static_cast<T>(ref) ? 0.0 : 1e300;
+  constexpr int digits = std::numeric_limits<T>::digits;        // 24 / 53
+  constexpr int emin = std::numeric_limits<T>::min_exponent - 1; // -126 / -1022
+  constexpr int emax = std::numeric_limits<T>::max_exponent;     // 128 / 1024
+  ld yv = y;
+  if (std::isinf(y)) yv = std::copysign(std::ldexp(ld(1), emax), ld(y));
+  int e = 0;
+  std::frexp(ref, &e);  // ref = m 2^e, 0.5 <= |m| < 1
+  e -= 1;
+  if (e < emin) e = emin;
+  if (e > emax - 1) e = emax - 1;
+  const ld ulp = std::ldexp(ld(1), e - (digits - 1));
+  return static_cast<double>(std::fabs(yv - ref) / ulp);
+}
+
+template <class T>
+struct fn {
+  const char* name;
+  T (*f)(T);
+  ld (*ref)(ld);
+  double bound;  // the stated max error in ulps
+  T lo, hi;      // working range for the uniform samples
+  std::vector<T> points;  // special points to sample densely around
+  T ulp_limit = std::numeric_limits<T>::infinity();  // |x| beyond: only |y| <= 1 is checked (sin, cos)
+  double (*bound_at)(T) = nullptr;  // a bound that depends on x, where one is stated so
+};
+
+// References in long double. The gelu_tanh constants are those of T, as in the implementation.
+ld ref_sigmoid(ld x) { return 1 / (1 + std::exp(-x)); }
+ld ref_silu(ld x) { return x / (1 + std::exp(-x)); }
+ld ref_gelu_erf(ld x) { return ld(0.5) * x * std::erfc(-x / std::sqrt(ld(2))); }
+template <class T>
+ld ref_gelu_tanh(ld x) {
+  const ld v = 2 * ld(T(0.79788456080286535588)) * (x + ld(T(0.044715)) * x * x * x);
+  return x / (1 + std::exp(-v));
+}
+
+template <class T>
+std::vector<fn<T>> functions() {
+  using L = std::numeric_limits<T>;
+  const bool f = sizeof(T) == 4;
+  const T ovf = f ? T(88.72283935546875) : T(709.782712893384);
+  const T unf = f ? T(-103.97208) : T(-745.1332191019412);
+  const T nrm = f ? T(-87.33654) : T(-708.3964185322641);
+  return {
+      {"exp", [](T x) { return vm::exp(x); }, [](ld x) { return std::exp(x); }, 1, unf - 2, ovf + 2,
+       {0, 1, -1, ovf, unf, nrm, T(0.34657359), T(-0.34657359)}},
+      {"expm1", [](T x) { return vm::expm1(x); }, [](ld x) { return std::expm1(x); }, 2, f ? T(-20) : T(-40), ovf + 2,
+       {0, 1, -1, ovf, T(0.34657359), T(-0.34657359), T(0.6931472), T(-0.6931472), f ? T(0x1p-26) : T(0x1p-55)}},
+      {"log", [](T x) { return vm::log(x); }, [](ld x) { return std::log(x); }, 1, 0, 4,
+       {0, 1, T(0.70710678), T(1.41421356), L::min(), L::denorm_min(), L::max(), 2}},
+      {"log1p", [](T x) { return vm::log1p(x); }, [](ld x) { return std::log1p(x); }, 1, -1, 4,
+       {0, -1, 1, T(-0.29289322), T(0.41421356), T(0.5), T(-0.5), f ? T(0x1p-26) : T(0x1p-55), L::max()}},
+      {"tanh", [](T x) { return vm::tanh(x); }, [](ld x) { return std::tanh(x); }, 3, -12, 12,
+       {0, T(0.5), T(-0.5), f ? T(9.01) : T(19.06), f ? T(10) : T(20)}},
+      {"sigmoid", [](T x) { return vm::sigmoid(x); }, ref_sigmoid, 2, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
+      {"silu", [](T x) { return vm::silu(x); }, ref_silu, 2.5, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
+      {"erf", [](T x) { return vm::erf(x); }, [](ld x) { return std::erf(x); }, 3, -6, 6,
+       {0, T(0.875), T(-0.875), 1, f ? T(3.92) : T(5.93)}},
+      {"gelu_erf", [](T x) { return vm::gelu_erf(x); }, ref_gelu_erf, f ? 2.0 : 6.0, f ? T(-15) : T(-40), 8,
+       {0, T(0.70710678), T(-0.70710678), T(-1.27279221), f ? T(-14.3) : T(-38.6)}},
+      {"gelu_tanh", [](T x) { return vm::gelu_tanh(x); }, ref_gelu_tanh<T>, 3, f ? T(-15) : T(-40), 8, {0, -1, 1, -5},
+       std::numeric_limits<T>::infinity(),
+       // double: v = 2 sqrt(2/pi) (x + 0.044715 x^3) is computed in double, so for x < 0 its
+       // rounding (~3 ulp of v) becomes ~3 |v| ulp of the result: stated bound 3 + 4 |v| ulp.
+       f ? nullptr : +[](T x) {
+         const double v = 2 * 0.79788456080286535588 * (double(x) + 0.044715 * double(x) * x * x);
+         return x < 0 ? 3.0 + 4.0 * std::fabs(v) : 3.0;
+       }},
+      {"sin", [](T x) { return vm::sin(x); }, [](ld x) { return std::sin(x); }, 2, -1e5, 1e5,
+       {0, T(0.78539816), T(1.5707963), T(3.1415927), T(1e4), T(1e5)}, T(2e8)},
+      {"cos", [](T x) { return vm::cos(x); }, [](ld x) { return std::cos(x); }, 2, -1e5, 1e5,
+       {0, T(0.78539816), T(1.5707963), T(3.1415927), T(1e4), T(1e5)}, T(2e8)},
+  };
+}
+
+template <class T>
+struct result {
+  double max_ulp = 0;
+  T worst = 0;
+  std::size_t count = 0;
+  std::size_t bounded_failures = 0;  // |x| > ulp_limit with |y| > 1
+};
+
+template <class T>
+void measure(const fn<T>& F, T x, result<T>& r) {
+  const T y = F.f(x);
+  ++r.count;
+  if (std::fabs(x) > F.ulp_limit) {
+    if (!(std::fabs(y) <= T(1)) && !std::isinf(x)) ++r.bounded_failures;
+    return;
+  }
+  double e = ulp_error<T>(y, F.ref(static_cast<ld>(x)));
+  // With an x-dependent bound, the error is reported in units of it (times the plain bound).
+  if (F.bound_at) e = e / F.bound_at(x) * F.bound;
+  if (e > r.max_ulp || e != e) { r.max_ulp = e; r.worst = x; }
+}
+
+template <class T>
+std::vector<T> inputs(const fn<T>& F) {
+  std::vector<T> xs;
+  std::mt19937_64 gen(12345);
+  using U = uint_of<T>;
+  const U inf_bits = std::bit_cast<U>(std::numeric_limits<T>::infinity());
+  if constexpr (sizeof(T) == 4) {
+    // Every 1999th bit pattern of each sign: 2.1 million values over the whole range.
+    for (U u = 0; u < inf_bits; u += 1999) {
+      xs.push_back(std::bit_cast<T>(u));
+      xs.push_back(-std::bit_cast<T>(u));
+    }
+  } else {
+    std::uniform_int_distribution<U> any(0, inf_bits - 1);
+    for (int i = 0; i < 400000; ++i) {
+      const T x = std::bit_cast<T>(any(gen));
+      xs.push_back(x);
+      xs.push_back(-x);
+    }
+  }
+  // Uniform samples in the working range.
+  std::uniform_real_distribution<T> uni(F.lo, F.hi);
+  for (int i = 0; i < (sizeof(T) == 4 ? 1000000 : 400000); ++i) xs.push_back(uni(gen));
+  // Dense around the special points, both signs.
+  for (T p : F.points) {
+    for (T s : {p, -p}) {
+      T a = s, b = s;
+      for (int i = 0; i < 3000; ++i) {
+        xs.push_back(a);
+        xs.push_back(b);
+        a = std::nextafter(a, std::numeric_limits<T>::infinity());
+        b = std::nextafter(b, -std::numeric_limits<T>::infinity());
+      }
+    }
+  }
+  // Subnormals and the bottom of the normal range.
+  for (U u = 1; u < U(1) << (std::numeric_limits<T>::digits - 1); u = u * 3 + 1) {
+    xs.push_back(std::bit_cast<T>(u));
+    xs.push_back(-std::bit_cast<T>(u));
+  }
+  return xs;
+}
+
+template <class T>
+void check_accuracy() {
+  for (const fn<T>& F : functions<T>()) {
+    result<T> r;
+    for (T x : inputs(F)) measure(F, x, r);
+    if (F.ulp_limit < std::numeric_limits<T>::infinity()) {
+      // Past the accurate range: still in [-1, 1] (and NaN for Inf, checked below).
+      for (T x : {T(3e8), T(1e12), T(1e20), std::numeric_limits<T>::max()}) {
+        measure(F, x, r);
+        measure(F, -x, r);
+      }
+    }
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s<%s>: max %.3f ulp at x = %a (%.9g), %zu values, bound %.1f", F.name,
+                  sizeof(T) == 4 ? "float" : "double", r.max_ulp, double(r.worst), double(r.worst), r.count, F.bound);
+    MESSAGE(msg);
+    CHECK_MESSAGE(r.max_ulp <= F.bound, msg);
+    CHECK(r.bounded_failures == 0);
+  }
+}
+
+template <class T>
+bool same_bits(T a, T b) {
+  return std::isnan(a) ? std::isnan(b) : std::bit_cast<uint_of<T>>(a) == std::bit_cast<uint_of<T>>(b);
+}
+
+/// NaN, +-Inf, +-0 and the values whose results are 0 or Inf, bit for bit as std::.
+template <class T>
+void check_special_values() {
+  using L = std::numeric_limits<T>;
+  const T inf = L::infinity(), nan = L::quiet_NaN();
+  const std::vector<T> xs = {T(0), -T(0), inf, -inf, nan, -nan, L::denorm_min(), -L::denorm_min(), L::min(),
+                             -L::min(), L::max(), -L::max(), T(1), T(-1), T(1000), T(-1000), T(1e30), T(-1e30)};
+  struct pair {
+    const char* name;
+    T (*ours)(T);
+    T (*std_)(T);
+  };
+  const pair pairs[] = {
+      {"exp", [](T x) { return vm::exp(x); }, [](T x) { return std::exp(x); }},
+      {"expm1", [](T x) { return vm::expm1(x); }, [](T x) { return std::expm1(x); }},
+      {"log", [](T x) { return vm::log(x); }, [](T x) { return std::log(x); }},
+      {"log1p", [](T x) { return vm::log1p(x); }, [](T x) { return std::log1p(x); }},
+      {"tanh", [](T x) { return vm::tanh(x); }, [](T x) { return std::tanh(x); }},
+      {"erf", [](T x) { return vm::erf(x); }, [](T x) { return std::erf(x); }},
+      {"sin", [](T x) { return vm::sin(x); }, [](T x) { return std::sin(x); }},
+      {"cos", [](T x) { return vm::cos(x); }, [](T x) { return std::cos(x); }},
+      // The previous definitions in math.hpp (with std::), whose special values are kept.
+      {"sigmoid", [](T x) { return vm::sigmoid(x); }, [](T x) { return T(1) / (T(1) + std::exp(-x)); }},
+      {"silu", [](T x) { return vm::silu(x); }, [](T x) { return x / (T(1) + std::exp(-x)); }},
+      {"gelu_erf", [](T x) { return vm::gelu_erf(x); },
+       [](T x) { return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440))); }},
+      {"gelu_tanh", [](T x) { return vm::gelu_tanh(x); },
+       [](T x) { return T(0.5) * x * (T(1) + std::tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))); }},
+  };
+  for (const pair& p : pairs) {
+    for (T x : xs) {
+      const T want = p.std_(x), got = p.ours(x);
+      // Bit-exact where std gives NaN, +-Inf or +-0 or the input is one of them;
+      // elsewhere (e.g. exp(1)) the accuracy tests apply.
+      const bool special = std::isnan(want) || std::isinf(want) || want == 0 || std::isnan(x) || std::isinf(x) || x == 0;
+      if (!special) continue;
+      char msg[160];
+      std::snprintf(msg, sizeof msg, "%s<%s>(%a) = %a, std gives %a", p.name, sizeof(T) == 4 ? "float" : "double",
+                    double(x), double(got), double(want));
+      CHECK_MESSAGE(same_bits(got, want), msg);
+    }
+  }
+}
+
+template <class T>
+void check_math_hpp_forwards() {
+  // math.hpp's float and double overloads are these functions on the host.
+  namespace m = fusedsl::math;
+  for (T x : {T(-3.5), T(-0.25), T(0), T(0.3), T(2.75), T(40)}) {
+    CHECK(same_bits(m::exp(x), vm::exp(x)));
+    CHECK(same_bits(m::expm1(x), vm::expm1(x)));
+    CHECK(same_bits(m::log(x), vm::log(x)));
+    CHECK(same_bits(m::log1p(x), vm::log1p(x)));
+    CHECK(same_bits(m::tanh(x), vm::tanh(x)));
+    CHECK(same_bits(m::sigmoid(x), vm::sigmoid(x)));
+    CHECK(same_bits(m::silu(x), vm::silu(x)));
+    CHECK(same_bits(m::erf(x), vm::erf(x)));
+    CHECK(same_bits(m::gelu_erf(x), vm::gelu_erf(x)));
+    CHECK(same_bits(m::gelu_tanh(x), vm::gelu_tanh(x)));
+    CHECK(same_bits(m::sin(x), vm::sin(x)));
+    CHECK(same_bits(m::cos(x), vm::cos(x)));
+  }
+  // Integers keep their paths.
+  CHECK(m::exp(2) == static_cast<int>(std::exp(2)));
+  CHECK(m::pow(3, 4) == 81);
+}
+
+}  // namespace
+
+TEST_CASE("vector_math: float accuracy in ulps against long double") { check_accuracy<float>(); }
+TEST_CASE("vector_math: double accuracy in ulps against long double") { check_accuracy<double>(); }
+TEST_CASE("vector_math: float special values as std") { check_special_values<float>(); }
+TEST_CASE("vector_math: double special values as std") { check_special_values<double>(); }
+TEST_CASE("vector_math: math.hpp forwards float and double") {
+  check_math_hpp_forwards<float>();
+  check_math_hpp_forwards<double>();
+}
