@@ -1,5 +1,5 @@
-// Shared by the pointwise arithmetic tests: random inputs that exercise each
-// dtype, and the arithmetic check itself.
+// Shared by the pointwise arithmetic and comparison tests: random inputs that
+// exercise each dtype, and the checks themselves.
 #pragma once
 #include "common.hpp"
 
@@ -36,9 +36,32 @@ void check_arithmetic() {
   const auto tc = random_tensor<bool>({3, 1}, seed + 2);
   // Same dtype in and out (bool + bool is bool, as in PyTorch's promotion).
   static_assert(decltype(a + b)::value_dtype == fx::dtype_of<T>);
-  check_each(std::tuple{a + b, a - b, b - a, a * b, fx::maximum(a, b), fx::minimum(b, a), -a, fx::abs(a),
-                        fx::relu(a), fx::where(c, a, b)},
-             {3, 7}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, a(ta), b(tb), c(tc));
+  check_each(std::tuple{a + b, a - b, a * b, fx::maximum(a, b), fx::minimum(b, a), -a, fx::abs(a), fx::relu(a),
+                        fx::where(c, a, b)},
+             {3, 7}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, a(ta), b(tb), c(tc));
+}
+
+/// Comparisons of T tensors (with ties), executor against the oracle; all six
+/// if `All`, else ==, < and >= (the rest share their code path).
+template <class T, bool All>
+void check_comparisons() {
+  constexpr fx::in<"a", T, 2> a;
+  constexpr fx::in<"b", T, 2> b;
+  const std::uint64_t seed = 400 + static_cast<std::uint64_t>(fx::dtype_of<T>) * 10;
+  const auto ta = wide_random<T>({5, 3}, seed);
+  auto tb = wide_random<T>({5, 3}, seed + 1);
+  share_some(ta, tb);
+  static_assert(decltype(a < b)::value_dtype == fx::dtype::boolean);
+  const auto eq = check_pointwise(a == b, {5, 3}, 1, a(ta), b(tb));
+  if constexpr (All)
+    check_each(std::tuple{a != b, a < b, a <= b, a > b, a >= b}, {5, 3}, {1, 1, 1, 1, 1}, a(ta), b(tb));
+  else
+    check_each(std::tuple{a < b, a >= b}, {5, 3}, {1, 1}, a(ta), b(tb));
+  // Hand check: == is true exactly where the values are equal (every third element at least).
+  for (std::int64_t i = 0; i < 15; ++i) {
+    CHECK(eq.data()[i] == (ta.data()[i] == tb.data()[i]));
+    if (i % 3 == 0) CHECK(eq.data()[i]);
+  }
 }
 
 }  // namespace fusedsl_tests

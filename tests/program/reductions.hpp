@@ -39,31 +39,42 @@ void check_common_reductions(const X& x, const fx::tensor<T>& tx) {
   check_reduction_variants(x, tx, FUSEDSL_TEST_REDUCTION(logsumexp));
 }
 
-/// Every reduction of a floating-point dtype: x in [-2, 2) for most, in
-/// [0.6, 1.5) for prod (so that the product of 140 values stays finite).
+/// sum, max, min, argmax, argmin, any, all and logsumexp of a T tensor in [-2, 2)
+/// (integers: [-50, 50]).
 template <class T>
-void check_float_reductions(std::uint64_t seed) {
+void check_common_reductions_of(std::uint64_t seed) {
+  constexpr fx::in<"x", T, 3> x;
+  constexpr bool floating = fx::is_floating_point(fx::dtype_of<T>);
+  check_common_reductions(x, random_tensor<T>(reduction_input_sizes, seed, floating ? -2.0 : -50.0,
+                                              floating ? 2.0 : 50.0));
+}
+
+/// The reductions of floating-point dtypes only (mean, var, std), and prod
+/// of x in [0.6, 1.5) (so that the product of 140 values stays finite), and
+/// argmax of values with exact ties (small integers): the first one wins.
+template <class T>
+void check_float_only_reductions(std::uint64_t seed) {
   constexpr fx::in<"x", T, 3> x;
   const auto tx = random_tensor<T>(reduction_input_sizes, seed);
-  check_common_reductions(x, tx);
   check_reduction_variants(x, tx, FUSEDSL_TEST_REDUCTION(mean));
   check_reduction_variants(x, tx, FUSEDSL_TEST_REDUCTION(var));
   check_reduction_variants(x, tx, FUSEDSL_TEST_REDUCTION(std));
   check_reduction_variants(x, random_tensor<T>(reduction_input_sizes, seed + 1, 0.6, 1.5),
                            FUSEDSL_TEST_REDUCTION(prod));
-  // Values with exact ties (small integers): argmax/argmin take the first.
   check_reduction_variants(x, random_tensor<T>(reduction_input_sizes, seed + 2, -3.0, 3.0),
-                           [](const auto& e, auto... options) { return fx::argmax(fx::cast<std::int32_t>(e), options...); });
+                           [](const auto& e, auto... options) {
+                             return fx::argmax(fx::cast<std::int32_t>(e), options...);
+                           });
 }
 
 /// Every reduction of an integer or bool dtype (mean, var and std need a
-/// floating-point operand and do not compile on integers).
+/// floating-point operand and do not compile on integers); prod of 140
+/// values in [-50, 50] wraps around in i64, identically in both.
 template <class T>
 void check_integer_reductions(std::uint64_t seed) {
   constexpr fx::in<"x", T, 3> x;
   const auto tx = random_tensor<T>(reduction_input_sizes, seed, -50, 50);
   check_common_reductions(x, tx);
-  // prod of 140 values in [-50, 50] wraps around in i64, identically in both.
   check_reduction_variants(x, tx, FUSEDSL_TEST_REDUCTION(prod));
 }
 

@@ -1,11 +1,9 @@
-// Casts from f64, f32, f16 and bf16 to every dtype: executor against the
-// oracle, and hand-computed roundings.
+// Casts from f64 and f32 to every dtype: executor against the oracle, exact, and hand-computed roundings.
 #include "casts.hpp"
 
 using namespace fusedsl_tests;
 
-TEST_CASE_TEMPLATE("casts from a floating-point dtype to every dtype match the oracle exactly", From, double, float,
-                   fx::half, fx::bfloat16) {
+TEST_CASE_TEMPLATE("casts from f64 and f32 to every dtype match the oracle exactly", From, double, float) {
   const std::uint64_t seed = 600 + static_cast<std::uint64_t>(fx::dtype_of<From>);
   // [-100, 100) fits every signed integer dtype; fractions test truncation toward zero.
   check_casts_from<From>(random_tensor<From>({3, 7}, seed, -100.0, 100.0),

@@ -1,10 +1,10 @@
-// Casts from i8, u8 and bool to every dtype: executor against the oracle.
+// Casts from u8 and bool to every dtype: executor against the oracle, exact.
 #include "casts.hpp"
 
 using namespace fusedsl_tests;
 
-TEST_CASE_TEMPLATE("casts from a small integer or bool dtype to every dtype match the oracle exactly", From,
-                   std::int8_t, std::uint8_t, bool) {
+TEST_CASE_TEMPLATE("casts from u8 and bool to every dtype match the oracle exactly", From,
+                   std::uint8_t, bool) {
   const std::uint64_t seed = 700 + static_cast<std::uint64_t>(fx::dtype_of<From>);
   // Wider than the narrower targets, so that narrowing wraps and f16 overflows to inf.
   const double lo = std::is_same_v<From, bool> || std::is_same_v<From, std::uint8_t>

@@ -1,13 +1,8 @@
-// Arithmetic, maximum/minimum, neg/abs/relu and where on f64, f32, f16 and
-// bf16; logical ops; integer pow: the CPU executor against the oracle.
-#include "arith.hpp"
+// Logical ops on bool (and on operands converted to bool) and integer pow:
+// the CPU executor against the oracle and hand-computed values.
+#include "common.hpp"
 
 using namespace fusedsl_tests;
-
-TEST_CASE_TEMPLATE("arithmetic, maximum, minimum, neg, abs, relu and where match the oracle on floating dtypes", T,
-                   double, float, fx::half, fx::bfloat16) {
-  check_arithmetic<T>();
-}
 
 TEST_CASE("logical and, or, not on bool, and on non-bool operands converted to bool") {
   constexpr fx::in<"p", bool, 2> p;
