@@ -21,24 +21,38 @@ inline std::string name(std::string prefix, long i) {
 // A contiguous 1-D access of n float32 elements.
 constexpr dep_spec flat(const std::string& buf, std::int64_t n) { return fusedsl::memory_dep(buf, "d0", {n}, 4 * n); }
 
+// A node; fields are assigned one by one (nvcc 13 mishandles aggregate-initialized
+// structs holding short strings in constant evaluation).
+constexpr node_spec make_node(const std::string& name, node_kind kind, std::int64_t numel, std::int64_t rnumel,
+                              const std::vector<dep_spec>& reads, const std::vector<dep_spec>& writes,
+                              const std::string& device = "cuda:0") {
+  node_spec s;
+  s.name = name;
+  s.kind = kind;
+  s.device = device;
+  s.numel = numel;
+  s.rnumel = rnumel;
+  s.reads = reads;
+  s.writes = writes;
+  return s;
+}
+
 // A pointwise node over n elements.
-// (Arguments are copied, not moved: GCC 12 miscompiles moves of short strings in
-// constant evaluation.)
 constexpr node_spec pointwise(const std::string& name, const std::vector<dep_spec>& reads, const std::vector<dep_spec>& writes,
                               std::int64_t n, const std::string& device = "cuda:0") {
-  return node_spec{name, node_kind::pointwise, device, n, 1, reads, writes, {}, {}, {}};
+  return make_node(name, node_kind::pointwise, n, 1, reads, writes, device);
 }
 
 // A reduction node: numel outputs, each reducing rnumel elements.
 constexpr node_spec reduction(const std::string& name, const std::vector<dep_spec>& reads, const std::vector<dep_spec>& writes,
                               std::int64_t numel, std::int64_t rnumel) {
-  return node_spec{name, node_kind::reduction, "cuda:0", numel, rnumel, reads, writes, {}, {}, {}};
+  return make_node(name, node_kind::reduction, numel, rnumel, reads, writes);
 }
 
 // A node of another kind (extern, nop, template).
 constexpr node_spec other(const std::string& name, node_kind k, const std::vector<dep_spec>& reads,
                           const std::vector<dep_spec>& writes, std::int64_t n = 1) {
-  return node_spec{name, k, "cuda:0", n, 1, reads, writes, {}, {}, {}};
+  return make_node(name, k, n, 1, reads, writes);
 }
 
 // A row-wise reduction of an rows x cols input into rows values.

@@ -30,20 +30,39 @@ struct dep_spec {
 // std::string parameter in constant evaluation (it reads the wrong union member).
 
 /// MemoryDep(buffer, index, sizes) touching `bytes` bytes; variables are d0, d1, ... unless named.
-constexpr dep_spec memory_dep(std::string_view buffer, std::string_view index, const std::vector<std::int64_t>& sizes,
+/// (Fields are assigned one by one rather than aggregate-initialized, and strings are
+/// copied rather than moved: nvcc 13 and GCC 12 each mishandle the other forms for short
+/// strings in constant evaluation.)
+constexpr dep_spec memory_dep(const std::string& buffer, const std::string& index, const std::vector<std::int64_t>& sizes,
                               std::int64_t bytes, const std::vector<std::string>& var_names = {}) {
-  return dep_spec{dep_kind::memory, std::string(buffer), std::string(index), sizes, var_names, bytes, {}};
+  dep_spec d;
+  d.kind = dep_kind::memory;
+  d.buffer = buffer;
+  d.index = index;
+  d.sizes = sizes;
+  d.var_names = var_names;
+  d.bytes = bytes;
+  return d;
 }
 
 /// StarDep(buffer): the whole buffer, pattern unknown (extern kernels, in-place updates).
-constexpr dep_spec star_dep(std::string_view buffer, std::int64_t bytes = 0) {
-  return dep_spec{dep_kind::star, std::string(buffer), {}, {}, {}, bytes, {}};
+constexpr dep_spec star_dep(const std::string& buffer, std::int64_t bytes = 0) {
+  dep_spec d;
+  d.kind = dep_kind::star;
+  d.buffer = buffer;
+  d.bytes = bytes;
+  return d;
 }
 
 /// WeakDep(buffer, mutating_buf): run after the node writing `buffer`, because the node
 /// writing `mutating_buf` updates in place something that node reads.
-constexpr dep_spec weak_dep(std::string_view buffer, std::string_view mutating_buf) {
-  return dep_spec{dep_kind::weak, std::string(buffer), {}, {}, {}, 1, std::string(mutating_buf)};
+constexpr dep_spec weak_dep(const std::string& buffer, const std::string& mutating_buf) {
+  dep_spec d;
+  d.kind = dep_kind::weak;
+  d.buffer = buffer;
+  d.bytes = 1;
+  d.mutating_buf = mutating_buf;
+  return d;
 }
 
 /// One interned index access: the loop sizes and the formula, analysed.
