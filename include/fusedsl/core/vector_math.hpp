@@ -158,10 +158,20 @@ template <class T> FUSEDSL_VM_INLINE T abs(T x) { return from_bits<T>(bits(x) & 
 template <class T> FUSEDSL_VM_INLINE T with_sign_of(T m, T s) {
   return from_bits<T>(bits(m) | (bits(s) & fp<T>::sign_mask));
 }
+/// c ? a : b as a blend of bits, with a and b both computed. g++ turns a
+/// `?:` into a branch, then may sink the computation of one arm into it or
+/// duplicate what follows for a constant arm; with -ftrapping-math (the
+/// default) it may then not execute a floating-point operation that the
+/// source executes only conditionally, and the loop does not vectorize.
+/// Bit operations on a mask made from the condition have no such arms.
+template <class T> FUSEDSL_VM_INLINE T select(bool c, T a, T b) {
+  using U = uint_t<T>;
+  const U m = U(0) - static_cast<U>(c);  // all ones where c
+  return from_bits<T>((bits(a) & m) | (bits(b) & ~m));
+}
 /// Clamps keep NaN (every comparison with NaN is false).
 template <class T> FUSEDSL_VM_INLINE T clamp(T x, T lo, T hi) {
-  x = x < lo ? lo : x;
-  return x > hi ? hi : x;
+  return select(x > hi, hi, select(x < lo, lo, x));
 }
 template <class T> FUSEDSL_VM_INLINE T inf() { return std::numeric_limits<T>::infinity(); }
 template <class T> FUSEDSL_VM_INLINE T nan() { return std::numeric_limits<T>::quiet_NaN(); }
@@ -212,8 +222,8 @@ FUSEDSL_VM_INLINE T log_core(T x, T c) {
   using U = uint_t<T>;
   // Subnormal x: scale into the normal range first.
   const bool sub = x < std::numeric_limits<T>::min();
-  const T xs = sub ? x * from_bits<T>(static_cast<U>(F::bias + F::subnormal_shift) << F::mant) : x;
-  const T kadj = sub ? T(F::subnormal_shift) : T(0);
+  const T xs = select(sub, x * from_bits<T>(static_cast<U>(F::bias + F::subnormal_shift) << F::mant), x);
+  const T kadj = select(sub, T(F::subnormal_shift), T(0));
   // Adding bits(1) - bits(sqrt(1/2)) carries into the exponent field exactly
   // when the mantissa is >= sqrt(2)/2 of the next power of two: the exponent
   // field is then k + bias, and the mantissa plus bits(sqrt(1/2)) gives 1 + f.
@@ -277,7 +287,7 @@ FUSEDSL_VM_INLINE T div_one_plus(T num, T t) {
   const T d = T(1) + t;
   const T y = num / d;
   const T c = ((d - T(1)) - t) / d;
-  return c == T(0) ? y : y + y * c;  // the select keeps -0, +-Inf
+  return select(c == T(0), y, y + y * c);  // the select keeps -0, +-Inf
 }
 
 /// x^2 = hi + lo with hi exact (x masked to half its bits, squared) and lo
@@ -304,9 +314,6 @@ FUSEDSL_VM_INLINE double sincos_core(double x, std::uint64_t cos_offset) {
   } else {
     r = r - n * 0x1.1a62633145c07p-54;
   }
-  // Past 2.1e8 the reduction is inexact and past 2^51 meaningless: this keeps
-  // the result in [-1, 1] there (and changes nothing below).
-  r = clamp(r, -0.8, 0.8);
   const double z = r * r;
   double sp, cp;
   if constexpr (Double) {
@@ -342,17 +349,17 @@ template <class T>
 FUSEDSL_VM_INLINE T expm1(T x) {
   using F = detail::fp<T>;
   const T y = detail::expm1_core(detail::clamp(x, F::expm1_lo, F::expm1_hi));
-  return detail::abs(x) < F::tiny ? x : y;  // +-0 and subnormals: exactly x
+  return detail::select(detail::abs(x) < F::tiny, x, y);  // +-0 and subnormals: exactly x
 }
 
 /// Natural logarithm: <= 1 ulp; log(+-0) = -Inf, log(x < 0) = NaN.
 template <class T>
 FUSEDSL_VM_INLINE T log(T x) {
   T y = detail::log_core(x, T(0));
-  y = x == T(0) ? -detail::inf<T>() : y;
-  y = x < T(0) ? detail::nan<T>() : y;
-  y = x == detail::inf<T>() ? x : y;
-  return x != x ? x : y;
+  y = detail::select(x == T(0), -detail::inf<T>(), y);
+  y = detail::select(x < T(0), detail::nan<T>(), y);
+  y = detail::select(x == detail::inf<T>(), x, y);
+  return detail::select(x != x, x, y);
 }
 
 /// log(1 + x), relative accuracy near 0: <= 1 ulp; log1p(-1) = -Inf, log1p(x < -1) = NaN.
@@ -364,11 +371,11 @@ FUSEDSL_VM_INLINE T log1p(T x) {
   // u = 1 + x exactly below), divided by u: log(1 + x) = log(u) + c / u.
   const T c = (x - (u - T(1))) / u;
   T y = detail::log_core(u, c);
-  y = detail::abs(x) < F::tiny ? x : y;  // +-0 and subnormals: exactly x
-  y = x == T(-1) ? -detail::inf<T>() : y;
-  y = x < T(-1) ? detail::nan<T>() : y;
-  y = x == detail::inf<T>() ? x : y;
-  return x != x ? x : y;
+  y = detail::select(detail::abs(x) < F::tiny, x, y);  // +-0 and subnormals: exactly x
+  y = detail::select(x == T(-1), -detail::inf<T>(), y);
+  y = detail::select(x < T(-1), detail::nan<T>(), y);
+  y = detail::select(x == detail::inf<T>(), x, y);
+  return detail::select(x != x, x, y);
 }
 
 /// Hyperbolic tangent: e/(e + 2) with e = expm1(2|x|), sign of x: <= 3 ulp.
@@ -376,7 +383,7 @@ template <class T>
 FUSEDSL_VM_INLINE T tanh(T x) {
   using F = detail::fp<T>;
   const T ax = detail::abs(x);
-  const T e = detail::expm1_core(T(2) * (ax > F::tanh_hi ? F::tanh_hi : ax));
+  const T e = detail::expm1_core(T(2) * detail::select(ax > F::tanh_hi, F::tanh_hi, ax));
   return detail::with_sign_of(e / (e + T(2)), x);
 }
 
@@ -385,9 +392,9 @@ template <class T>
 FUSEDSL_VM_INLINE T sigmoid(T x) {
   using F = detail::fp<T>;
   const T a = -detail::abs(x);
-  const detail::exp_parts<T> e = detail::exp_split(a < F::exp_lo ? F::exp_lo : a, T(0));
+  const detail::exp_parts<T> e = detail::exp_split(detail::select(a < F::exp_lo, F::exp_lo, a), T(0));
   const T t = e.m * e.s;  // e^-|x|
-  return detail::div_one_plus(x >= T(0) ? T(1) : t, t);
+  return detail::div_one_plus(detail::select(x >= T(0), T(1), t), t);
 }
 
 /// x sigmoid(x) = x / (1 + e^-x); silu(-Inf) = NaN as for that formula.
@@ -395,11 +402,11 @@ template <class T>
 FUSEDSL_VM_INLINE T silu(T x) {
   using F = detail::fp<T>;
   const T a = -detail::abs(x);
-  const detail::exp_parts<T> e = detail::exp_split(a < F::exp_lo ? F::exp_lo : a, T(0));
+  const detail::exp_parts<T> e = detail::exp_split(detail::select(a < F::exp_lo, F::exp_lo, a), T(0));
   // x e^x, one rounding into the subnormals; below exp_lo it underflows to -0.
-  const T xn = x < F::exp_lo ? F::exp_lo : x;
-  const T y = detail::div_one_plus(x >= T(0) ? x : (xn * e.m) * e.s, e.m * e.s);
-  return x == -detail::inf<T>() ? detail::nan<T>() : y;
+  const T xn = detail::select(x < F::exp_lo, F::exp_lo, x);
+  const T y = detail::div_one_plus(detail::select(x >= T(0), x, (xn * e.m) * e.s), e.m * e.s);
+  return detail::select(x == -detail::inf<T>(), detail::nan<T>(), y);
 }
 
 /// Error function: x + x E(x^2) for |x| < 0.875, 1 - erfc(|x|) beyond, sign of x.
@@ -408,7 +415,7 @@ FUSEDSL_VM_INLINE T erf(T x) {
   using F = detail::fp<T>;
   const T ax = detail::abs(x);
   const T small = ax + ax * F::erf_e(ax * ax);
-  const T z = ax > F::erf_hi ? F::erf_hi : ax;
+  const T z = detail::select(ax > F::erf_hi, F::erf_hi, ax);
   T big;
   if constexpr (sizeof(T) == 4) {
     const double zd = z;
@@ -418,7 +425,7 @@ FUSEDSL_VM_INLINE T erf(T x) {
     const detail::exp_parts<T> c = detail::erfc_split(z, zz.hi, zz.lo);
     big = T(1) - c.m * c.s;
   }
-  return detail::with_sign_of(ax < T(0.875) ? small : big, x);
+  return detail::with_sign_of(detail::select(ax < T(0.875), small, big), x);
 }
 
 /// gelu with the exact erf form, x/2 (1 + erf(x/sqrt(2))), computed as
@@ -436,17 +443,17 @@ FUSEDSL_VM_INLINE T gelu_erf(T x) {
   if constexpr (sizeof(T) == 4) {
     const double xd = xc;
     const double c = detail::erfc_of_float(detail::abs(xd) * 0.70710678118654752440, 0.5 * (xd * xd));
-    pos = small ? half_x * (T(1) + small_erf) : static_cast<T>(double(half_x) * (2.0 - c));
-    neg = small ? half_x * (T(1) - small_erf) : static_cast<T>((0.5 * xd) * c);
+    pos = detail::select(small, half_x * (T(1) + small_erf), static_cast<T>(double(half_x) * (2.0 - c)));
+    neg = detail::select(small, half_x * (T(1) - small_erf), static_cast<T>((0.5 * xd) * c));
   } else {
     const detail::split_square<T> xx = detail::square_split(xc);
-    const T zc = az > F::erfc_hi ? F::erfc_hi : az;
+    const T zc = detail::select(az > F::erfc_hi, F::erfc_hi, az);
     const detail::exp_parts<T> c = detail::erfc_split(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
-    pos = half_x * (small ? T(1) + small_erf : T(2) - c.m * c.s);
-    neg = small ? half_x * (T(1) - small_erf) : ((T(0.5) * xc) * c.m) * c.s;
+    pos = half_x * detail::select(small, T(1) + small_erf, T(2) - c.m * c.s);
+    neg = detail::select(small, half_x * (T(1) - small_erf), ((T(0.5) * xc) * c.m) * c.s);
   }
-  const T y = x >= T(0) ? pos : neg;
-  return x == -detail::inf<T>() ? detail::nan<T>() : y;
+  const T y = detail::select(x >= T(0), pos, neg);
+  return detail::select(x == -detail::inf<T>(), detail::nan<T>(), y);
 }
 
 /// gelu with the tanh approximation, x/2 (1 + tanh(v/2)) = x sigmoid(v),
@@ -460,33 +467,44 @@ FUSEDSL_VM_INLINE T gelu_tanh(T x) {
   T hi, lo;
   if constexpr (sizeof(T) == 4) {
     const double xd = x;
-    double v = -2.0 * double(c) * (xd + double(a) * xd * xd * xd);
-    v = x >= T(0) ? v : -v;  // -|v|
-    v = v < double(F::exp_lo) ? double(F::exp_lo) : v;
-    hi = static_cast<T>(v);
-    lo = static_cast<T>(v - double(hi));
+    // -|v|: v has the sign of x; no double select (SSE2 has no 64-bit compares for the mask)
+    const double v = -detail::abs(2.0 * double(c) * (xd + double(a) * xd * xd * xd));
+    const T h = static_cast<T>(v);
+    const T l = static_cast<T>(v - double(h));
+    hi = detail::select(h < F::exp_lo, F::exp_lo, h);
+    lo = detail::select(h < F::exp_lo, T(0), l);
   } else {
-    T v = T(-2) * c * (x + a * x * x * x);
-    v = x >= T(0) ? v : -v;
-    hi = v < F::exp_lo ? F::exp_lo : v;
+    const T v = -detail::abs(T(2) * c * (x + a * x * x * x));
+    hi = detail::select(v < F::exp_lo, F::exp_lo, v);
     lo = T(0);
   }
   const detail::exp_parts<T> e = detail::exp_split(hi, lo);  // e^-|v|
-  const T xn = x < F::exp_lo ? F::exp_lo : x;  // x e^v underflows below anyway
-  const T y = detail::div_one_plus(x >= T(0) ? x : (xn * e.m) * e.s, e.m * e.s);
-  return x == -detail::inf<T>() ? detail::nan<T>() : y;
+  const T xn = detail::select(x < F::exp_lo, F::exp_lo, x);  // x e^v underflows below anyway
+  const T y = detail::div_one_plus(detail::select(x >= T(0), x, (xn * e.m) * e.s), e.m * e.s);
+  return detail::select(x == -detail::inf<T>(), detail::nan<T>(), y);
 }
 
-/// Sine: <= 1 ulp (float), <= 2 ulp (double) for |x| < 2.1e8.
+namespace detail {
+/// Past 2.1e8 the reduction is inexact (the result stays within about 1),
+/// past 2^50 meaningless: there the result is 0, and NaN for +-Inf. The
+/// selects are in T (so that float needs no 64-bit masks).
+template <class T>
+FUSEDSL_VM_INLINE T sincos_finish(T x, T y) {
+  y = select(abs(x) >= T(0x1p50), T(0), y);
+  return select(abs(x) == inf<T>(), nan<T>(), y);
+}
+}  // namespace detail
+
+/// Sine: <= 0.5 ulp (float), <= 1.5 ulp (double) for |x| < 2.1e8.
 template <class T>
 FUSEDSL_VM_INLINE T sin(T x) {
   const T y = static_cast<T>(detail::sincos_core<sizeof(T) == 8>(static_cast<double>(x), 0));
-  return x == T(0) ? x : y;  // sin(-0) = -0
+  return detail::sincos_finish(x, detail::select(x == T(0), x, y));  // sin(-0) = -0
 }
 /// Cosine: as sin.
 template <class T>
 FUSEDSL_VM_INLINE T cos(T x) {
-  return static_cast<T>(detail::sincos_core<sizeof(T) == 8>(static_cast<double>(x), 1));
+  return detail::sincos_finish(x, static_cast<T>(detail::sincos_core<sizeof(T) == 8>(static_cast<double>(x), 1)));
 }
 
 }  // namespace fusedsl::vector_math
