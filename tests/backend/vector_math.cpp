@@ -93,7 +93,7 @@ std::vector<fn<T>> functions() {
        {0, T(0.5), T(-0.5), f ? T(9.01) : T(19.06), f ? T(10) : T(20)}},
       {"sigmoid", [](T x) { return vm::sigmoid(x); }, ref_sigmoid, 2, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
       {"silu", [](T x) { return vm::silu(x); }, ref_silu, 2.5, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
-      {"erf", [](T x) { return vm::erf(x); }, [](ld x) { return std::erf(x); }, 3, -6, 6,
+      {"erf", [](T x) { return vm::erf(x); }, [](ld x) { return std::erf(x); }, 1.5, -6, 6,
        {0, T(0.875), T(-0.875), 1, f ? T(3.92) : T(5.93)}},
       {"gelu_erf", [](T x) { return vm::gelu_erf(x); }, ref_gelu_erf, f ? 2.0 : 6.0, f ? T(-15) : T(-40), 8,
        {0, T(0.70710678), T(-0.70710678), T(-1.27279221), f ? T(-14.3) : T(-38.6)}},
@@ -105,9 +105,9 @@ std::vector<fn<T>> functions() {
          const double v = 2 * 0.79788456080286535588 * (double(x) + 0.044715 * double(x) * x * x);
          return x < 0 ? 3.0 + 4.0 * std::fabs(v) : 3.0;
        }},
-      {"sin", [](T x) { return vm::sin(x); }, [](ld x) { return std::sin(x); }, 2, -1e5, 1e5,
+      {"sin", [](T x) { return vm::sin(x); }, [](ld x) { return std::sin(x); }, f ? 1.0 : 2.0, -1e5, 1e5,
        {0, T(0.78539816), T(1.5707963), T(3.1415927), T(1e4), T(1e5)}, T(2e8)},
-      {"cos", [](T x) { return vm::cos(x); }, [](ld x) { return std::cos(x); }, 2, -1e5, 1e5,
+      {"cos", [](T x) { return vm::cos(x); }, [](ld x) { return std::cos(x); }, f ? 1.0 : 2.0, -1e5, 1e5,
        {0, T(0.78539816), T(1.5707963), T(3.1415927), T(1e4), T(1e5)}, T(2e8)},
   };
 }
@@ -141,14 +141,14 @@ std::vector<T> inputs(const fn<T>& F) {
   using U = uint_of<T>;
   const U inf_bits = std::bit_cast<U>(std::numeric_limits<T>::infinity());
   if constexpr (sizeof(T) == 4) {
-    // Every 1999th bit pattern of each sign: 2.1 million values over the whole range.
-    for (U u = 0; u < inf_bits; u += 1999) {
+    // Every 2999th bit pattern of each sign: 1.4 million values over the whole range.
+    for (U u = 0; u < inf_bits; u += 2999) {
       xs.push_back(std::bit_cast<T>(u));
       xs.push_back(-std::bit_cast<T>(u));
     }
   } else {
     std::uniform_int_distribution<U> any(0, inf_bits - 1);
-    for (int i = 0; i < 400000; ++i) {
+    for (int i = 0; i < 300000; ++i) {
       const T x = std::bit_cast<T>(any(gen));
       xs.push_back(x);
       xs.push_back(-x);
@@ -156,7 +156,7 @@ std::vector<T> inputs(const fn<T>& F) {
   }
   // Uniform samples in the working range.
   std::uniform_real_distribution<T> uni(F.lo, F.hi);
-  for (int i = 0; i < (sizeof(T) == 4 ? 1000000 : 400000); ++i) xs.push_back(uni(gen));
+  for (int i = 0; i < (sizeof(T) == 4 ? 600000 : 300000); ++i) xs.push_back(uni(gen));
   // Dense around the special points, both signs.
   for (T p : F.points) {
     for (T s : {p, -p}) {

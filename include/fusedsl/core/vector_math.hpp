@@ -32,7 +32,6 @@
 /// host matter.
 #pragma once
 #include <cstdint>  // std::uint32_t, std::uint64_t
-#include <limits>   // std::numeric_limits
 
 #include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 
@@ -173,8 +172,10 @@ template <class T> FUSEDSL_VM_INLINE T select(bool c, T a, T b) {
 template <class T> FUSEDSL_VM_INLINE T clamp(T x, T lo, T hi) {
   return select(x > hi, hi, select(x < lo, lo, x));
 }
-template <class T> FUSEDSL_VM_INLINE T inf() { return std::numeric_limits<T>::infinity(); }
-template <class T> FUSEDSL_VM_INLINE T nan() { return std::numeric_limits<T>::quiet_NaN(); }
+// From bits rather than std::numeric_limits, whose members nvcc treats as host-only.
+template <class T> FUSEDSL_VM_INLINE T inf() { return from_bits<T>(~fp<T>::sign_mask >> fp<T>::mant << fp<T>::mant); }
+template <class T> FUSEDSL_VM_INLINE T nan() { return from_bits<T>((~fp<T>::sign_mask >> (fp<T>::mant - 1)) << (fp<T>::mant - 1)); }
+template <class T> FUSEDSL_VM_INLINE T min_normal() { return from_bits<T>(uint_t<T>(1) << fp<T>::mant); }
 
 /// 2^n from k = n + shifter, |n| < bias: the low bits of k hold n.
 template <class T> FUSEDSL_VM_INLINE T pow2(T k, uint_t<T> extra_bias = 0) {
@@ -221,7 +222,7 @@ FUSEDSL_VM_INLINE T log_core(T x, T c) {
   using F = fp<T>;
   using U = uint_t<T>;
   // Subnormal x: scale into the normal range first.
-  const bool sub = x < std::numeric_limits<T>::min();
+  const bool sub = x < min_normal<T>();
   const T xs = select(sub, x * from_bits<T>(static_cast<U>(F::bias + F::subnormal_shift) << F::mant), x);
   const T kadj = select(sub, T(F::subnormal_shift), T(0));
   // Adding bits(1) - bits(sqrt(1/2)) carries into the exponent field exactly
