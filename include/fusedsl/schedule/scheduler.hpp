@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -849,7 +850,7 @@ class scheduler {
                                                                   std::size_t& examined) {
     std::vector<std::pair<int, int>> found;
     detail::pair_set seen;
-    auto check_all_pairs = [&](const std::vector<int>& list) {
+    auto check_all_pairs = [&](std::span<const int> list) {
       const std::size_t window = static_cast<std::size_t>(cfg_.max_fusion_buffer_group_pairwise_attempts);
       for (std::size_t i = 0; i < list.size(); ++i)
         for (std::size_t j = i + 1; j < list.size() && j <= i + window; ++j) {
@@ -869,8 +870,12 @@ class scheduler {
           if (log && cfg_.record_rejected) log->rejected.push_back({index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
         }
     };
-    // Buckets of nodes by every buffer they use, in order of first use.
-    std::vector<std::vector<int>> by_buffer(static_cast<std::size_t>(g_.buffer_count()));
+    // Buckets of nodes by every buffer they use, in order of first use. Built flat
+    // (uses in node order, then a stable counting sort) to avoid a vector per buffer.
+    auto& uses = tmp_->uses;      // (buffer, node) in traversal order
+    auto& count = tmp_->count;    // per buffer
+    uses.clear();
+    count.assign(static_cast<std::size_t>(g_.buffer_count()), 0);
     std::vector<int> bucket_order;
     for (int s : alive_) {
       const sched_node& S = node(s);
@@ -883,12 +888,25 @@ class scheduler {
             int buf = get_dep(d).buffer;
             if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
             tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
-            auto& bucket = by_buffer[static_cast<std::size_t>(buf)];
-            if (bucket.empty()) bucket_order.push_back(buf);
-            bucket.push_back(s);
+            if (count[static_cast<std::size_t>(buf)]++ == 0) bucket_order.push_back(buf);
+            uses.push_back({buf, s});
           }
     }
-    for (int buf : bucket_order) check_all_pairs(by_buffer[static_cast<std::size_t>(buf)]);
+    std::vector<int> bucket_start(static_cast<std::size_t>(g_.buffer_count()) + 1, 0), filled(uses.size());
+    {
+      int at = 0;
+      for (int buf : bucket_order) {
+        bucket_start[static_cast<std::size_t>(buf)] = at;
+        at += count[static_cast<std::size_t>(buf)];
+        count[static_cast<std::size_t>(buf)] = bucket_start[static_cast<std::size_t>(buf)];
+      }
+      for (const auto& u : uses) filled[static_cast<std::size_t>(count[static_cast<std::size_t>(u.first)]++)] = u.second;
+    }
+    for (int buf : bucket_order) {
+      std::size_t b = static_cast<std::size_t>(buf);
+      // After the fill, count[b] is one past the bucket's last node.
+      check_all_pairs(std::span<const int>(filled.data() + bucket_start[b], filled.data() + count[b]));
+    }
     if (cfg_.aggressive_fusion) {
       struct group_key {
         int device;
@@ -1086,6 +1104,8 @@ class scheduler {
     std::vector<std::vector<std::int64_t>> memo; // policy memo per scheduler node
     std::vector<char> memo_valid;
     std::vector<std::pair<int, int>> remaining;  // can_fuse_vertical
+    std::vector<std::pair<int, int>> uses;       // get_possible_fusions: (buffer, node)
+    std::vector<int> count;                      // get_possible_fusions: per buffer
     std::vector<int> names, groups;              // can_fuse_vertical
   };
   scratch* tmp_ = new scratch{};
