@@ -3,11 +3,12 @@
 /// device, for any compute type (float, double, integers). One place, so that
 /// a backend can swap in faster versions without touching the ops.
 ///
-/// float and double transcendentals on the host are those of
-/// vector_math.hpp: branch-free, so that loops calling them vectorize
-/// without -ffast-math, with errors of a few ulps (docs/math.md). On the
-/// device (nvcc's device pass) they forward to the CUDA math library, and
-/// other types (integers, f16/bf16 wrappers) keep the std:: functions.
+/// float (and double, where the target vectorizes it) transcendentals on
+/// the host are those of vector_math.hpp: branch-free, so that loops calling
+/// them vectorize without -ffast-math, with errors of a few ulps
+/// (docs/math.md). On the device (nvcc's device pass) they forward to the
+/// CUDA math library, and other types (integers, f16/bf16 wrappers) keep the
+/// std:: functions.
 #pragma once
 #include <cmath>        // std::exp, std::log, ...
 #include <limits>       // std::numeric_limits
@@ -74,12 +75,16 @@ FUSEDSL_HOST_DEVICE constexpr T nan_min(T a, T b) {
 }
 
 namespace detail {
-/// The host uses vector_math for float and double; the device pass of nvcc
-/// and every other type use the standard (or CUDA) math functions.
+/// The host uses vector_math for float, and for double where the target
+/// vectorizes it (vector_math::double_vectorizes: x86-64 with SSE4.2, e.g.
+/// -march=native); the device pass of nvcc and every other type use the
+/// standard (or CUDA) math functions.
 #if defined(__CUDA_ARCH__)
 template <class T> inline constexpr bool host_vector_math = false;
 #else
-template <class T> inline constexpr bool host_vector_math = std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <class T>
+inline constexpr bool host_vector_math =
+    std::is_same_v<T, float> || (std::is_same_v<T, double> && vector_math::double_vectorizes);
 #endif
 }  // namespace detail
 

@@ -40,6 +40,19 @@
 #define FUSEDSL_VM_INLINE FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE
 
 namespace fusedsl::vector_math {
+
+/// Whether g++ vectorizes the double functions for the target being
+/// compiled for: on x86-64 that needs SSE4.2 (a 64-bit integer compare, to
+/// turn a condition into a mask of the lane), which -march=x86-64-v2 and
+/// every -march=native of the last decade have and the x86-64 baseline has
+/// not. Without it math.hpp keeps std:: for double, which is faster as
+/// scalar code than these. float vectorizes with the baseline (SSE2).
+#if defined(__x86_64__) && !defined(__SSE4_2__)
+inline constexpr bool double_vectorizes = false;
+#else
+inline constexpr bool double_vectorizes = true;
+#endif
+
 namespace detail {
 
 template <class T> struct fp;
