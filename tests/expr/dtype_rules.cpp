@@ -86,7 +86,7 @@ static_assert(fx::is_kind<decltype(lr), fx::kind::input>);
 // A subexpression used twice is one node.
 using softmax_type = decltype(fx::exp(f32_2d - fx::max(f32_2d, fx::axis<1>)) /
                               fx::sum(fx::exp(f32_2d - fx::max(f32_2d, fx::axis<1>)), fx::axis<1>));
-static_assert(boost::hana::length(fx::distinct_reductions<softmax_type>()) == boost::hana::size_c<2>);
+static_assert(boost::hana::length(fx::distinct_nodes<softmax_type>()) == boost::hana::size_c<2>);
 // Expressions are constexpr values.
 static_assert(fx::exp(f32_2d * 2.0f) == fx::exp(f32_2d * 2.0f));
 static_assert(!(fx::exp(f32_2d * 2.0f) == fx::exp(f32_2d * 3.0f)));

@@ -1,18 +1,17 @@
 /// @file evaluate.hpp
 /// One element of a pointwise expression tree, computed from its leaves.
-/// A loop over an expression hands in, for each leaf slot (see
-/// `leaf_slots`), a data pointer and the current element offset; this
-/// computes the value in the compute types of numerics policy `N`.
+/// Loops hand in a reader that knows where leaf slot `k` (see
+/// `leaf_slots`) is at the current element: `reader.template load<k, T>()`
+/// returns that leaf's stored element of type T. Every op computes in the
+/// compute types of numerics policy `N`.
 #pragma once
-#include <fusedsl/core/hana.hpp>  // hana: operands and type lists
 #include <cstddef>  // std::size_t
-#include <cstdint>  // std::int64_t
 #include <utility>  // std::index_sequence
 
-
 #include <fusedsl/core/config.hpp>    // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/hana.hpp>      // hana::at_c, hana::take_front_c
 #include <fusedsl/core/numerics.hpp>  // compute_t
-#include <fusedsl/expr/traverse.hpp>  // leaf_slots, is_pointwise_node
+#include <fusedsl/expr/traverse.hpp>  // leaf_slots, is_inlined
 
 namespace fusedsl {
 
@@ -27,23 +26,20 @@ constexpr std::size_t operand_first_slot() {
 }
 }  // namespace detail
 
-/// The value of `e` at the element where leaf slot `k` (from `First`) is at
-/// `data[k] + offsets[k]`. Leaves are read as their element type and
-/// converted; each op computes in `N`'s type for its operand dtype.
-template <class N, std::size_t First, class E>
-FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(const E& e, const void* const* data,
-                                                                             const std::int64_t* offsets) {
+/// The value of `e` at the element `reader` stands on; leaf slots are
+/// numbered from `First` in pre-order.
+template <class N, std::size_t First, class E, class Reader>
+FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(const E& e, const Reader& reader) {
   using result = compute_t<N, E::value_dtype>;
   if constexpr (is_constant_node<E>) {
     return static_cast<result>(e.value);
-  } else if constexpr (is_pointwise_node<E>) {
+  } else if constexpr (is_inlined<E>) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return static_cast<result>(E::op::apply(static_cast<compute_t<N, E::template operand_dtype<I>>>(
-          evaluate<N, detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), data, offsets))...));
+          evaluate<N, detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), reader))...));
     }(std::make_index_sequence<E::op::arity>{});
   } else {
-    using stored = element_t<E::value_dtype>;
-    return static_cast<result>(static_cast<const stored*>(data[First])[offsets[First]]);
+    return static_cast<result>(reader.template load<First, element_t<E::value_dtype>>());
   }
 }
 

@@ -15,6 +15,14 @@ namespace fusedsl {
 template <class E> inline constexpr bool is_pointwise_node = is_kind<E, kind::pointwise>;
 /// True for a reduction node.
 template <class E> inline constexpr bool is_reduction_node = is_kind<E, kind::reduction>;
+/// True for `fx::realize(e)`: a pointwise value that becomes a node of its own.
+template <class E> inline constexpr bool is_realize_node = false;
+template <class A> inline constexpr bool is_realize_node<pointwise<ops::realize, A>> = true;
+/// Nodes of their own: reductions and realized values. A loop reads them as
+/// buffers; everything else pointwise is inlined into the loop.
+template <class E> inline constexpr bool makes_node = is_reduction_node<E> || is_realize_node<E>;
+/// Pointwise nodes computed inline by the loop that reads them.
+template <class E> inline constexpr bool is_inlined = is_pointwise_node<E> && !is_realize_node<E>;
 /// True for a literal constant.
 template <class E> inline constexpr bool is_constant_node = false;
 template <class T> inline constexpr bool is_constant_node<constant<T>> = true;
@@ -47,21 +55,22 @@ constexpr auto unique_types(List list) {
   });
 }
 
-/// The distinct reduction nodes of `E`, inner ones first: each becomes one
-/// materialized buffer (a subexpression used twice is one node).
+/// The distinct node-making subexpressions of `E` (reductions and realized
+/// values), inner ones first: each is one node and one buffer (a
+/// subexpression used twice is one node).
 template <class E>
-constexpr auto distinct_reductions() {
+constexpr auto distinct_nodes() {
   return unique_types(hana::filter(subexpressions<E>(), [](auto t) {
-    return hana::bool_c<is_reduction_node<typename decltype(t)::type>>;
+    return hana::bool_c<makes_node<typename decltype(t)::type>>;
   }));
 }
 
 /// Number of leaf slots a loop over `E` reads: every node that is neither
-/// pointwise nor a constant (placeholders, params, tensors, and reductions,
-/// which a loop reads as materialized buffers) counts once per occurrence.
+/// inlined nor a constant (placeholders, params, tensors, and the nodes
+/// below it, which a loop reads as buffers) counts once per occurrence.
 template <class E>
 constexpr std::size_t leaf_slots() {
-  if constexpr (is_pointwise_node<E>)
+  if constexpr (is_inlined<E>)
     return hana::unpack(detail::children<E>::value, [](auto... c) { return (std::size_t{0} + ... + leaf_slots<typename decltype(c)::type>()); });
   else if constexpr (is_constant_node<E>) return 0;
   else return 1;

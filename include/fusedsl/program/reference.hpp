@@ -67,13 +67,13 @@ dense<W> read_view(const tensor_view<T>& v) {
 }
 
 /// The whole value of `e`.
-template <class Ctx, class E>
-dense<wide_t<E>> evaluate(Ctx& ctx, const E& e) {
+template <class Leaves, class E>
+dense<wide_t<E>> evaluate(Leaves& leaves, const E& e) {
   using W = wide_t<E>;
   if constexpr (is_constant_node<E>) {
     return {shape{}, {static_cast<W>(e.value)}};
   } else if constexpr (is_pointwise_node<E>) {
-    const auto operands = hana::transform(e.args, [&](const auto& a) { return evaluate(ctx, a); });
+    const auto operands = hana::transform(e.args, [&](const auto& a) { return evaluate(leaves, a); });
     shape sizes;
     hana::for_each(operands, [&](const auto& o) { sizes = broadcast_shapes(sizes, o.sizes); });
     dense<W> result{sizes, {}};
@@ -87,7 +87,7 @@ dense<wide_t<E>> evaluate(Ctx& ctx, const E& e) {
     return result;
   } else if constexpr (is_reduction_node<E>) {
     using acc_type = compute_t<wide_numerics, E::input_dtype>;
-    const auto in = evaluate(ctx, e.arg);
+    const auto in = evaluate(leaves, e.arg);
     const unsigned mask = detail::reduced_axes_mask<E>(in.sizes.rank());
     shape kept = in.sizes, reduced = in.sizes;
     for (int d = 0; d < in.sizes.rank(); ++d) (mask & (1u << d) ? kept : reduced)[d] = 1;
@@ -106,17 +106,16 @@ dense<wide_t<E>> evaluate(Ctx& ctx, const E& e) {
   } else if constexpr (requires { e.view; }) {
     return read_view<W>(e.view);
   } else if constexpr (requires { E::role_of; }) {
-    return read_view<W>(ctx.leaves.template slot<E>().view);
+    return read_view<W>(leaves.template slot<E>().view);
   } else {
-    return {shape{}, {static_cast<W>(ctx.leaves.template slot<E>().value)}};
+    return {shape{}, {static_cast<W>(leaves.template slot<E>().value)}};
   }
 }
 
 template <class P, class S>
 void run_statement(const S& s, detail::bound_leaves<P>& leaves) {
-  detail::statement_context<P, typename S::value_type> ctx{leaves, device::cpu};
-  detail::prepare_statement<P>(s, ctx);
-  const auto value = evaluate(ctx, s.value);
+  detail::prepare_statement<P>(s, leaves, device::cpu);
+  const auto value = evaluate(leaves, s.value);
   auto& target = leaves.template slot<typename S::target_type>().view;
   using T = typename S::target_type::element_type;
   for_each_index(target.sizes(), [&](const shape& index) {

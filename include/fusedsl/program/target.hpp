@@ -6,9 +6,15 @@
 namespace fusedsl {
 
 /// Runs programs on the CPU with OpenMP.
-struct cpu_target {};
-/// The CPU target object: `prog.run(fx::cpu, bindings...)`.
+struct cpu_target {
+  /// Runs each fused group of the plan as one kernel; false runs every node
+  /// as a loop of its own (for comparison and debugging).
+  bool fuse = true;
+};
+/// The CPU target: `prog.run(fx::cpu, bindings...)`.
 inline constexpr cpu_target cpu{};
+/// The CPU target with fusion turned off: every node is its own loop.
+inline constexpr cpu_target cpu_unfused{false};
 
 /// Runs programs on `Target`; specialised by each backend.
 template <class Target>

@@ -1,72 +1,393 @@
 /// @file executor.hpp
-/// Runs a program on the CPU, one loop per node: each distinct reduction
-/// of a statement is one reduction loop into a buffer (or straight into
-/// the target when the statement is just that reduction), then the
-/// statement's pointwise value is one loop over the target.
+/// Runs a program on the CPU: every fused group of the program's plan is
+/// one parallel loop over tiles, inside which each node of the group runs
+/// on the tile in order. Buffers that stay inside a group live in a small
+/// per-thread scratch (one tile) and never reach memory; buffers between
+/// groups come from a per-thread pool reused across runs.
+///
+/// Group shapes that run fused: pointwise nodes over one space (tiles of
+/// elements), and reductions over the same innermost axes with pointwise
+/// nodes over their operand's space (tiles of rows: softmax, layernorm).
+/// Any other group, and every group with `fx::cpu_unfused`, runs node by
+/// node: a pointwise loop, a row reduction, a column reduction (rows added
+/// into a vector of column states) or a split reduction (few long rows).
 #pragma once
-#include <fusedsl/backend/cpu/loops.hpp>               // pointwise_loop, reduction_loop
-#include <fusedsl/program/detail/bound_leaves.hpp>     // bind_leaves
-#include <fusedsl/program/detail/run_statement.hpp>    // prepare_statement
-#include <fusedsl/program/program.hpp>                 // program
-#include <fusedsl/program/target.hpp>                  // cpu_target, executor
+#include <cstddef>  // std::byte
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include <omp.h>  // omp_get_max_threads
+
+#include <fusedsl/backend/cpu/kernels.hpp>           // pointwise_range, reduction_rows, ...
+#include <fusedsl/graph/lowering.hpp>                // lower, graph_of
+#include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
+#include <fusedsl/program/detail/nodes.hpp>          // node_runtime, node_expression
+#include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
+#include <fusedsl/program/program.hpp>               // program
+#include <fusedsl/program/target.hpp>                // cpu_target, executor
+#include <fusedsl/schedule/fuse_nodes.hpp>           // fuse_nodes
 
 namespace fusedsl {
 
 namespace cpu_detail {
 
-/// The strides of a reduction's kept-axes output shape when it is written
-/// straight into `target`, or an empty optional when the value does not
-/// map one-to-one onto the target (then it goes through a buffer).
-template <class R, class V>
-std::optional<shape> direct_output_strides(const shape& in_space, const V& target) {
-  const shape value = detail::reduced_shape<R>(in_space);
-  if (detail::fit_rank(value, target.rank()) != target.sizes()) return std::nullopt;
-  // Strides of the value's axes: aligned with the target at the innermost axis.
-  shape value_strides;
-  for (int d = 0; d < value.rank(); ++d) {
-    const int t = target.rank() - value.rank() + d;
-    value_strides.push_back(t < 0 ? 0 : target.strides()[t]);
+using detail::address;
+
+/// Elements a tile covers: small enough that a tile of every node of a
+/// group stays in the L2 cache, large enough to amortise the per-node setup.
+inline constexpr std::int64_t tile_elements = 8192;
+
+/// How one group of the plan runs.
+enum class group_mode { tiles_of_elements, tiles_of_rows, node_by_node };
+
+/// The plan of program `P` as the executor uses it: groups of lowered
+/// node positions, and which of their outputs stay inside the group.
+struct schedule {
+  struct group {
+    std::vector<int> nodes;         ///< positions in the lowering, in execution order
+    std::vector<bool> kernel_local; ///< per node of the group
+  };
+  std::vector<group> groups;
+  std::vector<int> statement, distinct;  ///< per lowered node
+  std::vector<bool> writes_target;
+};
+
+template <class P>
+schedule make_schedule(bool fuse) {
+  const lowering_detail::lowering lowered = lower<P>();
+  const graph g = graph_of<P>();
+  schedule result;
+  for (const auto& n : lowered.nodes) {
+    result.statement.push_back(n.statement);
+    result.distinct.push_back(n.distinct);
+    result.writes_target.push_back(n.writes_target);
   }
-  if (R::keep_axes) return value_strides;
-  const unsigned mask = detail::reduced_axes_mask<R>(in_space.rank());
-  shape keep_strides;
-  for (int d = 0, v = 0; d < in_space.rank(); ++d) keep_strides.push_back(mask & (1u << d) ? 0 : value_strides[v++]);
-  return keep_strides;
+  const auto position = [&](const std::string& name) {
+    for (std::size_t i = 0; i < lowered.nodes.size(); ++i)
+      if (lowered.nodes[i].buffer == name) return static_cast<int>(i);
+    throw error("fusedsl: internal: the plan names a node \"" + name + "\" that the lowering does not have");
+  };
+  const plan p = fuse_nodes(g);
+  for (const fused_group& fg : p.groups) {
+    std::vector<int> members;
+    for (int id : fg.nodes) members.push_back(position(g.node(id).name));
+    std::sort(members.begin(), members.end());  // lowering order is a topological order
+    if (!fuse) {
+      for (int m : members) result.groups.push_back({{m}, {false}});
+      continue;
+    }
+    schedule::group sg{members, std::vector<bool>(members.size(), false)};
+    for (int b : fg.kernel_local)
+      for (std::size_t i = 0; i < members.size(); ++i)
+        if (lowered.nodes[static_cast<std::size_t>(members[i])].buffer == p.buffer_names[static_cast<std::size_t>(b)])
+          sg.kernel_local[i] = true;
+    result.groups.push_back(sg);
+  }
+  return result;
 }
 
-template <class P, class S>
-void run_statement(const S& s, detail::bound_leaves<P>& leaves) {
-  using Value = typename S::value_type;
-  detail::statement_context<P, Value> ctx{leaves, device::cpu};
-  detail::prepare_statement<P>(s, ctx);
-  auto& target = leaves.template slot<typename S::target_type>().view;
-  bool value_written = false;
-  hana::for_each(ctx.reductions, [&](auto t) {
-    using R = typename decltype(t)::type;
-    using out_element = element_t<R::value_dtype>;
-    const R& r = first_occurrence<R>(s.value);
-    const shape in_space = ctx.shape_of(r.arg);
-    const unsigned mask = detail::reduced_axes_mask<R>(in_space.rank());
-    detail::operand_view views[leaf_slots<decltype(r.arg)>() + 1];
-    ctx.template collect_leaves<0>(r.arg, views);
-    if constexpr (std::is_same_v<R, Value>) {
-      if (const auto strides = direct_output_strides<R>(in_space, target)) {
-        reduction_loop(r, in_space, mask, views, target.data(), *strides);
-        value_written = true;
-        return;
+/// A buffer of the call for one node's output: memory or a scratch slot.
+struct buffer_home {
+  void* data = nullptr;
+  int scratch = -1;
+  std::int64_t per_outer = 0;
+  shape sizes, strides;  ///< the buffer's shape and (memory or tile-relative) strides
+};
+
+/// Everything one call keeps while it runs.
+template <class P>
+struct call_state {
+  const P& prog;
+  detail::bound_leaves<P>& leaves;
+  const schedule& plan;
+  std::vector<detail::node_runtime> nodes;  ///< per lowered node
+  std::vector<buffer_home> homes;           ///< per lowered node
+  std::vector<std::vector<std::byte>>& pool;
+
+  /// Position of node (s, k) in the lowering.
+  int position(int s, int k) const {
+    for (std::size_t i = 0; i < plan.statement.size(); ++i)
+      if (plan.statement[i] == s && plan.distinct[i] == k && (k >= 0 || plan.writes_target[i])) return static_cast<int>(i);
+    for (std::size_t i = 0; i < plan.statement.size(); ++i)  // the value node of s is its target writer
+      if (plan.statement[i] == s && plan.writes_target[i]) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+/// Fills `n` for node (S, K): its space, its output's home, its leaves.
+template <std::size_t S, int K, class P>
+void describe(call_state<P>& call, detail::node_runtime& n) {
+  const auto& node = detail::node_expression<S, K>(call.prog);
+  using N = std::remove_cvref_t<decltype(node)>;
+  using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements))>::target_type;
+  const detail::shape_context<P> shapes{call.leaves};
+  const auto& target = call.leaves.template slot<Target>().view;
+  const auto& expr = detail::loop_expression(node);
+  n.statement = S;
+  n.distinct = K;
+  n.reduction = is_reduction_node<N>;
+  if constexpr (is_reduction_node<N>) {
+    n.space = shapes.shape_of(node.arg);
+    n.reduced_mask = detail::reduced_axes_mask<N>(n.space.rank());
+    n.out_sizes = detail::reduced_shape<N>(n.space);
+    n.outer = 1, n.inner = 1;
+    for (int d = 0; d < n.space.rank(); ++d) (n.reduced_mask & (1u << d) ? n.inner : n.outer) *= n.space[d];
+  } else {
+    n.space = n.writes_target && !makes_node<N> ? target.sizes() : shapes.shape_of(expr);
+    n.reduced_mask = 0;
+    n.out_sizes = n.space;
+    n.outer = n.space.numel();
+    n.inner = 1;
+  }
+  // The output over the space: the buffer's strides, 0 on reduced axes.
+  const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, K))];
+  shape keep = n.space;
+  for (int d = 0; d < keep.rank(); ++d)
+    if (n.reduced_mask & (1u << d)) keep[d] = 1;
+  if (n.writes_target) {
+    if (detail::fit_rank(n.out_sizes, target.rank()) != target.sizes())
+      throw error("fusedsl: the statement writing " + detail::describe_leaf<Target>() + " computes a reduction of shape " +
+                  to_string(n.out_sizes) + " but the target has shape " + to_string(target.sizes()) +
+                  ": a reduction can only be assigned to a target of its own shape (reduce into an fx::local first)");
+    // The target's strides over the value's axes, then over the space (a
+    // reduction's dropped axes are not in its value).
+    const shape value_strides = detail::broadcast_strides(target.sizes(), target.strides(), n.out_sizes);
+    constexpr bool keeps_axes = [] {
+      if constexpr (is_reduction_node<N>) return N::keep_axes;
+      else return true;
+    }();
+    n.out.strides = shape{};
+    for (int d = 0, v = 0; d < n.space.rank(); ++d) {
+      const bool reduced = n.reduced_mask & (1u << d);
+      n.out.strides.push_back(reduced ? 0 : value_strides[v]);
+      if (!reduced || keeps_axes) ++v;
+    }
+    n.out.data = static_cast<void*>(target.data());
+  } else {
+    n.out = {home.data, home.scratch, detail::broadcast_strides(keep, contiguous_strides(keep), n.space), home.per_outer};
+  }
+  // The leaves, in evaluate's slot order.
+  n.leaves.assign(leaf_slots<std::remove_cvref_t<decltype(expr)>>(), address{});
+  collect<S, 0>(call, expr, n);
+}
+
+/// The address of leaf `e` over `n.space` into `n.leaves[First]`, and the
+/// leaves below it for inlined nodes.
+template <std::size_t S, std::size_t First, class P, class E>
+void collect(call_state<P>& call, const E& e, detail::node_runtime& n) {
+  if constexpr (is_inlined<E>) {
+    hana::unpack(hana::make_range(hana::size_c<0>, hana::size_c<E::op::arity>), [&](auto... i) {
+      (collect<S, detail::operand_first_slot<E, First, decltype(i)::value>()>(call, hana::at(e.args, i), n), ...);
+    });
+  } else if constexpr (!is_constant_node<E>) {
+    address& a = n.leaves[First];
+    if constexpr (makes_node<E>) {
+      using V = std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements).value)>;
+      constexpr int k = static_cast<int>(hana::index_if(distinct_nodes<V>(), hana::equal.to(hana::type_c<E>)).value().value);
+      const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, k))];
+      a = {home.data, home.scratch, detail::broadcast_strides(home.sizes, home.strides, n.space), home.per_outer};
+    } else if constexpr (requires { e.view; }) {
+      a = {const_cast<void*>(static_cast<const void*>(e.view.data())), -1,
+           detail::broadcast_strides(e.view.sizes(), e.view.strides(), n.space), 0};
+    } else if constexpr (requires { E::role_of; }) {
+      const auto& v = call.leaves.template slot<E>().view;
+      a = {const_cast<void*>(static_cast<const void*>(v.data())), -1, detail::broadcast_strides(v.sizes(), v.strides(), n.space), 0};
+    } else {  // a param: one value, stride 0 everywhere
+      a = {static_cast<void*>(&call.leaves.template slot<E>().value), -1, shape{}, 0};
+      for (int d = 0; d < n.space.rank(); ++d) a.strides.push_back(0);
+    }
+  }
+}
+
+/// How a node's loop runs inside a tile or alone.
+enum class loop_kind { elements, rows, columns, split };
+
+/// Runs node (S, K) over [begin, end) of its own units (elements or rows).
+template <std::size_t S, int K, class P>
+void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, loop_kind kind,
+              std::int64_t begin, std::int64_t end) {
+  const auto& node = detail::node_expression<S, K>(prog);
+  using N = std::remove_cvref_t<decltype(node)>;
+  using Out = element_t<N::value_dtype>;
+  if constexpr (is_reduction_node<N>) {
+    if (kind == loop_kind::columns) reduction_columns<Out>(node, n, t, begin, end);
+    else if (kind == loop_kind::split) reduction_split<Out>(node, n, t);
+    else reduction_rows<Out>(node, n, t, begin, end);
+  } else {
+    pointwise_range<Out>(detail::loop_expression(node), n, t, begin, end);
+  }
+}
+
+/// Compile-time table of the nodes (S, K) of program `P`: K in [-1, distinct count of S).
+template <class P>
+struct node_table {
+  using describe_fn = void (*)(call_state<P>&, detail::node_runtime&);
+  using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, loop_kind, std::int64_t, std::int64_t);
+  using element_size_fn = std::size_t;
+
+  static constexpr std::size_t statement_count = decltype(hana::length(std::declval<P>().statements))::value;
+  template <std::size_t S>
+  static constexpr int distinct_count =
+      decltype(hana::length(distinct_nodes<std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>>()))::value;
+
+  struct entry {
+    describe_fn describe;
+    run_fn run;
+    std::size_t element_size;
+  };
+
+  template <std::size_t S, int K>
+  static constexpr entry make() {
+    using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
+    return {&cpu_detail::describe<S, K, P>, &run_node<S, K, P>, sizeof(element_t<N::value_dtype>)};
+  }
+
+  /// The entry of node (s, k).
+  static entry find(int s, int k) {
+    entry found{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((s == static_cast<int>(I) ? (void)(found = find_in<I>(k)) : void()), ...);
+    }(std::make_index_sequence<statement_count>{});
+    return found;
+  }
+  template <std::size_t S>
+  static entry find_in(int k) {
+    entry found = make<S, -1>();
+    [&]<int... J>(std::integer_sequence<int, J...>) {
+      ((k == J ? (void)(found = make<S, J>()) : void()), ...);
+    }(std::make_integer_sequence<int, distinct_count<S>>{});
+    return found;
+  }
+};
+
+/// The units a node's loop counts and how it runs alone.
+inline loop_kind solo_kind(const detail::node_runtime& n) {
+  if (!n.reduction) return loop_kind::elements;
+  if (is_column_reduction(n)) return loop_kind::columns;
+  if (n.outer < 4 * omp_get_max_threads() && n.inner >= 4 * tile_elements) return loop_kind::split;
+  return loop_kind::rows;
+}
+
+/// True when reduced axes are the innermost axes of the space.
+inline bool reduces_innermost(const detail::node_runtime& n) {
+  const unsigned all = (1u << n.space.rank()) - 1u;
+  const unsigned trailing = all & ~((1u << std::countr_zero(n.reduced_mask | (1u << n.space.rank()))) - 1u);
+  return n.reduced_mask != 0 && n.reduced_mask == trailing;
+}
+
+/// How group `members` (described nodes) can run.
+inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& members) {
+  if (members.size() == 1) return group_mode::node_by_node;
+  const detail::node_runtime* anchor = nullptr;
+  for (const auto* n : members)
+    if (n->reduction && !anchor) anchor = n;
+  for (const auto* n : members) {
+    if (!anchor) {
+      if (n->space != members[0]->space) return group_mode::node_by_node;
+    } else if (n->space != anchor->space ||
+               (n->reduction && (n->reduced_mask != anchor->reduced_mask || !reduces_innermost(*n)))) {
+      return group_mode::node_by_node;
+    }
+  }
+  return anchor ? group_mode::tiles_of_rows : group_mode::tiles_of_elements;
+}
+
+/// Runs one group of the schedule.
+template <class P>
+void run_group(call_state<P>& call, const schedule::group& g, bool fuse) {
+  using table = node_table<P>;
+  const std::size_t count = g.nodes.size();
+  std::vector<typename table::entry> entries;
+  for (int m : g.nodes)
+    entries.push_back(table::find(call.plan.statement[static_cast<std::size_t>(m)], call.plan.distinct[static_cast<std::size_t>(m)]));
+
+  // Spaces first (homes are needed before leaves, so describe twice: once for shapes).
+  for (std::size_t i = 0; i < count; ++i) {
+    auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+    n.writes_target = call.plan.writes_target[static_cast<std::size_t>(g.nodes[i])];
+    call.homes[static_cast<std::size_t>(g.nodes[i])] = {};
+    entries[i].describe(call, n);
+  }
+  std::vector<const detail::node_runtime*> members;
+  for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
+  const group_mode mode = fuse ? choose_mode(members) : group_mode::node_by_node;
+  const std::int64_t group_outer = mode == group_mode::tiles_of_rows
+                                       ? [&] { for (auto* n : members) if (n->reduction) return n->outer; return std::int64_t{1}; }()
+                                       : members[0]->outer;
+  const std::int64_t inner = mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
+  const std::int64_t tile = mode == group_mode::tiles_of_rows ? std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(inner, 1))
+                                                               : tile_elements;
+  // Homes: targets write the bound memory; kernel-local buffers of a fused
+  // group live in scratch; the rest in the pool.
+  std::vector<std::size_t> scratch_bytes;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto m = static_cast<std::size_t>(g.nodes[i]);
+    auto& n = call.nodes[m];
+    buffer_home& home = call.homes[m];
+    home.sizes = n.out_sizes;
+    if (n.writes_target) continue;
+    const std::int64_t numel = n.out_sizes.numel();
+    if (mode != group_mode::node_by_node && g.kernel_local[i]) {
+      home.scratch = static_cast<int>(scratch_bytes.size());
+      home.per_outer = numel / std::max<std::int64_t>(group_outer, 1);
+      home.strides = contiguous_strides(n.out_sizes);
+      scratch_bytes.push_back(static_cast<std::size_t>(tile * home.per_outer) * entries[i].element_size);
+    } else {
+      auto& bytes = call.pool[m];
+      bytes.resize(static_cast<std::size_t>(numel) * entries[i].element_size);
+      home.data = bytes.data();
+      home.strides = contiguous_strides(n.out_sizes);
+    }
+  }
+  for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
+
+  if (mode == group_mode::node_by_node) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+      std::vector<const void*> data(n.leaves.size() + 1);
+      std::vector<std::int64_t> bias(n.leaves.size() + 1, 0);
+      for (std::size_t k = 0; k < n.leaves.size(); ++k) data[k] = n.leaves[k].data;
+      const tile_operands t{data.data(), bias.data(), n.out.data, 0};
+      const loop_kind kind = solo_kind(n);
+      if (kind == loop_kind::split) {
+        entries[i].run(call.prog, n, t, kind, 0, n.outer);
+        continue;
+      }
+      const std::int64_t units = n.outer;
+      const std::int64_t chunk = kind == loop_kind::elements ? tile_elements
+                                 : kind == loop_kind::columns ? 256
+                                                              : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
+#pragma omp parallel for schedule(static) if (n.outer * n.inner > tile_elements)
+      for (std::int64_t b = 0; b < units; b += chunk) entries[i].run(call.prog, n, t, kind, b, std::min(units, b + chunk));
+    }
+    return;
+  }
+
+#pragma omp parallel if (group_outer * inner > tile_elements)
+  {
+    std::vector<std::vector<std::byte>> scratch(scratch_bytes.size());
+    for (std::size_t s = 0; s < scratch.size(); ++s) scratch[s].resize(scratch_bytes[s]);
+    std::vector<const void*> data;
+    std::vector<std::int64_t> bias;
+#pragma omp for schedule(static)
+    for (std::int64_t b = 0; b < group_outer; b += tile) {
+      const std::int64_t e = std::min(group_outer, b + tile);
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+        data.assign(n.leaves.size() + 1, nullptr);
+        bias.assign(n.leaves.size() + 1, 0);
+        for (std::size_t k = 0; k < n.leaves.size(); ++k) {
+          const address& a = n.leaves[k];
+          data[k] = a.scratch >= 0 ? scratch[static_cast<std::size_t>(a.scratch)].data() : a.data;
+          bias[k] = a.scratch >= 0 ? b * a.per_outer : 0;
+        }
+        void* out = n.out.scratch >= 0 ? scratch[static_cast<std::size_t>(n.out.scratch)].data() : n.out.data;
+        const tile_operands t{data.data(), bias.data(), out, n.out.scratch >= 0 ? b * n.out.per_outer : 0};
+        if (n.reduction) entries[i].run(call.prog, n, t, loop_kind::rows, b, e);
+        else entries[i].run(call.prog, n, t, loop_kind::elements, b * inner, e * inner);
       }
     }
-    auto& buffer = ctx.template buffer<R>();
-    buffer = tensor<out_element>(detail::reduced_shape<R>(in_space));
-    shape keep = in_space;
-    for (int d = 0; d < keep.rank(); ++d)
-      if (mask & (1u << d)) keep[d] = 1;
-    reduction_loop(r, in_space, mask, views, buffer.data(), contiguous_strides(keep));
-  });
-  if (value_written) return;
-  detail::operand_view views[leaf_slots<Value>() + 1];
-  ctx.template collect_leaves<0>(s.value, views);
-  pointwise_loop(s.value, views, target.data(), target.sizes(), target.strides());
+  }
 }
 
 }  // namespace cpu_detail
@@ -75,10 +396,18 @@ void run_statement(const S& s, detail::bound_leaves<P>& leaves) {
 template <>
 struct executor<cpu_target> {
   template <class... Statements, class... Bindings>
-  static void run(const program<Statements...>& prog, cpu_target, const Bindings&... bindings) {
+  static void run(const program<Statements...>& prog, cpu_target target, const Bindings&... bindings) {
     using P = program<Statements...>;
     auto leaves = detail::bind_leaves(prog, device::cpu, bindings...);
-    hana::for_each(prog.statements, [&](const auto& s) { cpu_detail::run_statement<P>(s, leaves); });
+    hana::for_each(prog.statements, [&](const auto& s) { detail::prepare_statement<P>(s, leaves, device::cpu); });
+    static const cpu_detail::schedule fused = cpu_detail::make_schedule<P>(true);
+    static const cpu_detail::schedule unfused = cpu_detail::make_schedule<P>(false);
+    const cpu_detail::schedule& plan = target.fuse ? fused : unfused;
+    thread_local std::vector<std::vector<std::byte>> pool;
+    pool.resize(plan.statement.size());
+    cpu_detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
+                                   std::vector<cpu_detail::buffer_home>(plan.statement.size()), pool};
+    for (const auto& g : plan.groups) cpu_detail::run_group(call, g, target.fuse);
   }
 };
 

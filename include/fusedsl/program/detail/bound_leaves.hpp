@@ -99,6 +99,15 @@ struct bound_leaves {
   }
 };
 
+/// A binding must name a placeholder or param of program `P`.
+template <class P, class B>
+constexpr void check_binding_is_known() {
+  constexpr bool known = hana::any_of(P::named_leaves, [](auto t) {
+    return hana::bool_c<(decltype(t)::type::name == B::placeholder_type::name)>;
+  });
+  static_assert(known, "fusedsl: a binding names a placeholder or param that the program does not use");
+}
+
 /// Resolves `bindings` against program `P`'s named leaves. Compile-time
 /// checks: every bound leaf bound exactly once, nothing unknown bound.
 /// Run-time checks: ranks, devices, aliasing between outputs and the rest.
@@ -137,15 +146,7 @@ bound_leaves<P> bind_leaves(const P& prog, device where, const Bindings&... bind
       });
     }
   });
-  (
-      [] {
-        using B = Bindings;
-        constexpr bool known = hana::any_of(P::named_leaves, [](auto t) {
-          return hana::bool_c<(decltype(t)::type::name == B::placeholder_type::name)>;
-        });
-        static_assert(known, "fusedsl: a binding names a placeholder or param that the program does not use");
-      }(),
-      ...);
+  (check_binding_is_known<P, Bindings>(), ...);
   check_aliasing(bound);
   check_tensor_leaves(prog, bound);
   return bound;
@@ -194,8 +195,9 @@ void check_aliasing(const bound_leaves<P>& bound) {
             const auto& b = bound.template slot<B>().view;
             if (may_overlap(a, b) && !same_view(a, b))
               throw error("fusedsl: " + describe_leaf<A>() + " is written and shares memory with " + describe_leaf<B>() +
-                          " through a different view (sizes " + to_string(a.sizes()) + " vs " +
-                          to_string(b.sizes()) + "): the result would depend on the order of the writes; "
+                          " through a different view (sizes " + to_string(a.sizes()) + ", strides " +
+                          to_string(a.strides()) + " vs sizes " + to_string(b.sizes()) + ", strides " +
+                          to_string(b.strides()) + "): the result would depend on the order of the writes; "
                           "bind the same view to both or copy one of them");
             if (same_view(a, b) && B::role_of != role::in)
               throw error("fusedsl: " + describe_leaf<A>() + " and " + describe_leaf<B>() +

@@ -1,10 +1,10 @@
 /// @file run_statement.hpp
-/// The steps of one statement that every backend shares: shapes, the
-/// target's memory, and the checks, before the backend's loops run.
+/// The steps of one statement that every executor shares (the CPU backend
+/// and the reference interpreter): shapes, the target's memory, the checks.
 #pragma once
 #include <string>  // std::string
 
-#include <fusedsl/program/detail/statement_context.hpp>  // statement_context
+#include <fusedsl/program/detail/statement_context.hpp>  // shape_context, assignable
 
 namespace fusedsl::detail {
 
@@ -28,7 +28,7 @@ inline shape fit_rank(shape s, int rank) {
 /// constants: the program computes a repeated subexpression once.
 template <class Value>
 void check_repeated_reductions(const Value& value) {
-  hana::for_each(distinct_reductions<Value>(), [&](auto t) {
+  hana::for_each(distinct_nodes<Value>(), [&](auto t) {
     using R = typename decltype(t)::type;
     const R& first = first_occurrence<R>(value);
     for_each_occurrence<R>(value, [&](const R& other) {
@@ -44,17 +44,17 @@ void check_repeated_reductions(const Value& value) {
 /// allocates a local target on its first assignment, and checks that the
 /// value fits the target. Returns the value's shape.
 template <class P, class S>
-shape prepare_statement(const S& s, statement_context<P, typename S::value_type>& ctx) {
+shape prepare_statement(const S& s, bound_leaves<P>& leaves, device where) {
   using Target = typename S::target_type;
-  const shape value_shape = ctx.shape_of(s.value);
-  auto& slot = ctx.leaves.template slot<Target>();
+  const shape value_shape = shape_context<P>{leaves}.shape_of(s.value);
+  auto& slot = leaves.template slot<Target>();
   if constexpr (is_local<Target>) {
     if (slot.storage.data() == nullptr || slot.storage.numel() == 0) {
       const shape sizes = fit_rank(value_shape, Target::rank);
       if (sizes.rank() != Target::rank)
         throw error("fusedsl: " + describe_leaf<Target>() + " has rank " + std::to_string(Target::rank) +
                     " but is assigned a value of shape " + to_string(value_shape));
-      slot.storage = tensor<typename Target::element_type>(sizes, ctx.where);
+      slot.storage = tensor<typename Target::element_type>(sizes, where);
       slot.view = slot.storage.view();
     }
   }

@@ -1,26 +1,17 @@
 /// @file statement_context.hpp
-/// What running one statement needs: the call's bound leaves, a buffer for
-/// each distinct reduction of the statement, shape inference with clear
-/// errors, and the strided view of every leaf of a loop.
+/// Shapes at run time: of reductions, of assignments (numpy's rule), and of
+/// every subexpression of a statement, with errors that name the operands.
 #pragma once
 #include <array>   // std::array
 #include <string>  // std::string
 
 #include <fusedsl/core/error.hpp>                 // error
 #include <fusedsl/core/shape.hpp>                 // shape, broadcast
-#include <fusedsl/expr/evaluate.hpp>              // operand_first_slot
 #include <fusedsl/expr/print.hpp>                 // to_string(expr)
 #include <fusedsl/expr/traverse.hpp>              // distinct_reductions
 #include <fusedsl/program/detail/bound_leaves.hpp>  // bound_leaves
 
 namespace fusedsl::detail {
-
-/// A leaf of a loop as raw memory: where it starts, its sizes and strides.
-struct operand_view {
-  const void* data = nullptr;
-  shape sizes;
-  shape strides;
-};
 
 /// The axes of a reduction over a rank-`rank` operand, normalized to
 /// [0, rank), as a mask; all axes when the list is empty. Dynamic-rank
@@ -70,28 +61,16 @@ inline bool assignable(shape value, const shape& target) {
   return broadcastable(value, target) && broadcast_shapes(value, target) == target;
 }
 
-/// The running state of one statement of program `P` whose value is `Value`.
-template <class P, class Value>
-struct statement_context {
-  static constexpr auto reductions = distinct_reductions<Value>();
-  using buffers_type = decltype(hana::unpack(reductions, [](auto... r) {
-    return hana::tuple<tensor<element_t<decltype(r)::type::value_dtype>>...>{};
-  }));
-
-  bound_leaves<P>& leaves;
-  device where;
-  buffers_type buffers{};
-
-  /// The buffer of distinct reduction `R`.
-  template <class R>
-  auto& buffer() {
-    constexpr auto index = hana::index_if(reductions, hana::equal.to(hana::type_c<R>));
-    return hana::at(buffers, index.value());
-  }
+/// Shape inference for the statements of program `P` in one call: shapes
+/// of subexpressions from the bound tensors, with clear errors for
+/// operands that do not broadcast and reductions over nothing.
+template <class P>
+struct shape_context {
+  const bound_leaves<P>& leaves;
 
   /// The shape of `e`, checking broadcasts and reduction axes on the way.
   template <class E>
-  shape shape_of(const E& e) {
+  shape shape_of(const E& e) const {
     if constexpr (is_constant_node<E>) {
       return shape{};
     } else if constexpr (is_pointwise_node<E>) {
@@ -114,7 +93,9 @@ struct statement_context {
     } else if constexpr (is_reduction_node<E>) {
       const shape in = shape_of(e.arg);
       const shape out = reduced_shape<E>(in);
-      if (E::op_type::needs_elements && in.numel() == 0)
+      // Only an empty reduced axis leaves a result without a value; reducing a
+      // non-empty axis of an empty tensor just gives an empty result (as in PyTorch).
+      if (E::op_type::needs_elements && in.numel() == 0 && out.numel() != 0)
         throw error("fusedsl: " + std::string(E::op_type::name) + " over no elements: " + to_string(e) +
                     " reduces a tensor of shape " + to_string(in) + "; it has no value there");
       return out;
@@ -124,35 +105,6 @@ struct statement_context {
       return leaves.template slot<E>().view.sizes();
     } else {
       return shape{};  // a param
-    }
-  }
-
-  /// The memory a loop reads for leaf `e` (not a pointwise node or constant).
-  template <class E>
-  operand_view leaf_view(const E& e) {
-    if constexpr (is_reduction_node<E>) {
-      const auto& b = buffer<E>();
-      return {b.data(), b.sizes(), b.strides()};
-    } else if constexpr (requires { e.view; }) {
-      return {e.view.data(), e.view.sizes(), e.view.strides()};
-    } else if constexpr (requires { E::role_of; }) {
-      const auto& v = leaves.template slot<E>().view;
-      return {v.data(), v.sizes(), v.strides()};
-    } else {
-      return {&leaves.template slot<E>().value, shape{}, shape{}};
-    }
-  }
-
-  /// Fills `views[First...]` with the leaves of a loop over `e`, in the
-  /// slot order that `evaluate` uses.
-  template <std::size_t First, class E>
-  void collect_leaves(const E& e, operand_view* views) {
-    if constexpr (is_pointwise_node<E>) {
-      hana::unpack(hana::make_range(hana::size_c<0>, hana::size_c<E::op::arity>), [&](auto... i) {
-        (collect_leaves<operand_first_slot<E, First, decltype(i)::value>()>(hana::at(e.args, i), views), ...);
-      });
-    } else if constexpr (!is_constant_node<E>) {
-      views[First] = leaf_view(e);
     }
   }
 
