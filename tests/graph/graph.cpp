@@ -42,6 +42,7 @@ TEST_CASE("equal deps are interned once; variable spelling does not matter") {
   g.add_node(pointwise("b", {fx::memory_dep("x", "p1 + 4*p0", {8, 4}, 128, {"p0", "p1"})}, {flat("z", 32)}, 32));
   g.finalize();
   CHECK(g.node(0).reads == g.node(1).reads);
+  CHECK(g.dep_to_string(g.node(0).reads[0]) == "MemoryDep(x, 4*d0+d1, [8, 4])");
 }
 
 TEST_CASE("ancestors and is_ancestor follow all deps transitively") {

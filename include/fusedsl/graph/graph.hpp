@@ -84,7 +84,6 @@ struct graph_node {
   std::size_t pointwise_ranges = 0;    ///< how many of `ranges` are pointwise
   int mutates = -1;                    ///< buffer this node updates in place, -1 if none
 
-  constexpr bool is_reduction() const { return kind == node_kind::reduction; }
 };
 
 /// A graph of scheduler nodes. Build it with add_node/add_output, then finalize().
@@ -139,12 +138,6 @@ class graph {
   constexpr int access_count() const { return accesses_.size(); }
   /// Id of an existing access equal to `a`, or -1.
   constexpr int find_access(const access& a) const { return accesses_.find(a); }
-  /// Name of dtype `t` ("" when unknown).
-  constexpr std::string_view dtype_name(int t) const { return t < 0 ? std::string_view{} : std::string_view(dtypes_[t]); }
-  /// Graph outputs as given.
-  constexpr const std::vector<std::string>& output_names() const { return output_names_; }
-  /// The nodes as given (topological order after finalize()).
-  constexpr const std::vector<node_spec>& specs() const { return specs_; }
 
   /// The latest name of buffer `b` after in-place updates (Inductor's mutation_renames).
   constexpr int rename(int b) const {

@@ -458,9 +458,6 @@ class scheduler {
            std::equal(wa.sizes.begin(), wa.sizes.end(), ra.sizes.begin());
   }
 
-  /// The policy in use.
-  constexpr const Policy& policy() const { return policy_; }
-
   /// A per-node cache for policies: `compute()` once per scheduler node until the
   /// node's loops are reordered (e.g. the SIMD backend's tiling of the node alone).
   template <class F>

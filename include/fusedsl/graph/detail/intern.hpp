@@ -59,8 +59,6 @@ class interner {
   constexpr const Key& operator[](int id) const { return keys_[static_cast<std::size_t>(id)]; }
   /// Number of distinct keys.
   constexpr int size() const { return static_cast<int>(keys_.size()); }
-  /// All keys, indexed by id.
-  constexpr const std::vector<Key>& keys() const { return keys_; }
 
  private:
   constexpr void grow() {
