@@ -26,14 +26,13 @@ struct dep_spec {
   std::string mutating_buf;             ///< buffer whose in-place update this orders (weak only)
 };
 
-// The factories take names as string_view: g++ 12 cannot move from a by-value
-// std::string parameter in constant evaluation (it reads the wrong union member).
+// The factories take names as string_view and assign the fields one by one: in
+// constant evaluation g++ 12 cannot move from a by-value std::string parameter (it reads
+// the wrong union member) and nvcc 13 mishandles aggregate-initialized structs holding
+// short strings.
 
 /// MemoryDep(buffer, index, sizes) touching `bytes` bytes; variables are d0, d1, ... unless named.
-/// (Fields are assigned one by one rather than aggregate-initialized, and strings are
-/// copied rather than moved: nvcc 13 and GCC 12 each mishandle the other forms for short
-/// strings in constant evaluation.)
-constexpr dep_spec memory_dep(const std::string& buffer, const std::string& index, const std::vector<std::int64_t>& sizes,
+constexpr dep_spec memory_dep(std::string_view buffer, std::string_view index, const std::vector<std::int64_t>& sizes,
                               std::int64_t bytes, const std::vector<std::string>& var_names = {}) {
   dep_spec d;
   d.kind = dep_kind::memory;
@@ -46,7 +45,7 @@ constexpr dep_spec memory_dep(const std::string& buffer, const std::string& inde
 }
 
 /// StarDep(buffer): the whole buffer, pattern unknown (extern kernels, in-place updates).
-constexpr dep_spec star_dep(const std::string& buffer, std::int64_t bytes = 0) {
+constexpr dep_spec star_dep(std::string_view buffer, std::int64_t bytes = 0) {
   dep_spec d;
   d.kind = dep_kind::star;
   d.buffer = buffer;
@@ -56,7 +55,7 @@ constexpr dep_spec star_dep(const std::string& buffer, std::int64_t bytes = 0) {
 
 /// WeakDep(buffer, mutating_buf): run after the node writing `buffer`, because the node
 /// writing `mutating_buf` updates in place something that node reads.
-constexpr dep_spec weak_dep(const std::string& buffer, const std::string& mutating_buf) {
+constexpr dep_spec weak_dep(std::string_view buffer, std::string_view mutating_buf) {
   dep_spec d;
   d.kind = dep_kind::weak;
   d.buffer = buffer;
