@@ -81,23 +81,23 @@ std::vector<fn<T>> functions() {
   const T unf = f ? T(-103.97208) : T(-745.1332191019412);
   const T nrm = f ? T(-87.33654) : T(-708.3964185322641);
   return {
-      {"exp", [](T x) { return vm::exp(x); }, [](ld x) { return std::exp(x); }, 1, unf - 2, ovf + 2,
+      {"exp", [](T x) { return vm::exp(x); }, [](ld x) { return std::exp(x); }, f ? 1.5 : 1.0, unf - 2, ovf + 2,
        {0, 1, -1, ovf, unf, nrm, T(0.34657359), T(-0.34657359)}},
-      {"expm1", [](T x) { return vm::expm1(x); }, [](ld x) { return std::expm1(x); }, 2, f ? T(-20) : T(-40), ovf + 2,
+      {"expm1", [](T x) { return vm::expm1(x); }, [](ld x) { return std::expm1(x); }, f ? 1.0 : 2.0, f ? T(-20) : T(-40), ovf + 2,
        {0, 1, -1, ovf, T(0.34657359), T(-0.34657359), T(0.6931472), T(-0.6931472), f ? T(0x1p-26) : T(0x1p-55)}},
       {"log", [](T x) { return vm::log(x); }, [](ld x) { return std::log(x); }, 1, 0, 4,
        {0, 1, T(0.70710678), T(1.41421356), L::min(), L::denorm_min(), L::max(), 2}},
       {"log1p", [](T x) { return vm::log1p(x); }, [](ld x) { return std::log1p(x); }, 1, -1, 4,
        {0, -1, 1, T(-0.29289322), T(0.41421356), T(0.5), T(-0.5), f ? T(0x1p-26) : T(0x1p-55), L::max()}},
-      {"tanh", [](T x) { return vm::tanh(x); }, [](ld x) { return std::tanh(x); }, 3, -12, 12,
+      {"tanh", [](T x) { return vm::tanh(x); }, [](ld x) { return std::tanh(x); }, f ? 1.0 : 3.0, -12, 12,
        {0, T(0.5), T(-0.5), f ? T(9.01) : T(19.06), f ? T(10) : T(20)}},
-      {"sigmoid", [](T x) { return vm::sigmoid(x); }, ref_sigmoid, 2, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
-      {"silu", [](T x) { return vm::silu(x); }, ref_silu, 2.5, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
-      {"erf", [](T x) { return vm::erf(x); }, [](ld x) { return std::erf(x); }, 1.5, -6, 6,
+      {"sigmoid", [](T x) { return vm::sigmoid(x); }, ref_sigmoid, f ? 1.0 : 2.0, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
+      {"silu", [](T x) { return vm::silu(x); }, ref_silu, f ? 1.0 : 2.5, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
+      {"erf", [](T x) { return vm::erf(x); }, [](ld x) { return std::erf(x); }, f ? 1.0 : 1.5, -6, 6,
        {0, T(0.875), T(-0.875), 1, f ? T(3.92) : T(5.93)}},
-      {"gelu_erf", [](T x) { return vm::gelu_erf(x); }, ref_gelu_erf, f ? 2.0 : 6.0, f ? T(-15) : T(-40), 8,
+      {"gelu_erf", [](T x) { return vm::gelu_erf(x); }, ref_gelu_erf, f ? 1.0 : 6.0, f ? T(-15) : T(-40), 8,
        {0, T(0.70710678), T(-0.70710678), T(-1.27279221), f ? T(-14.3) : T(-38.6)}},
-      {"gelu_tanh", [](T x) { return vm::gelu_tanh(x); }, ref_gelu_tanh<T>, 3, f ? T(-15) : T(-40), 8, {0, -1, 1, -5},
+      {"gelu_tanh", [](T x) { return vm::gelu_tanh(x); }, ref_gelu_tanh<T>, f ? 1.0 : 3.0, f ? T(-15) : T(-40), 8, {0, -1, 1, -5},
        std::numeric_limits<T>::infinity(),
        // double: v = 2 sqrt(2/pi) (x + 0.044715 x^3) is computed in double, so for x < 0 its
        // rounding (~3 ulp of v) becomes ~3 |v| ulp of the result: stated bound 3 + 4 |v| ulp.

@@ -228,6 +228,29 @@ FUSEDSL_VM_INLINE T expm1_core(T x) {
   return T(2) * (h * q + (h - T(0.5)));
 }
 
+/// float helpers that finish in double: the reduction and the polynomial in
+/// float (vectorized 4/8/16 wide), then 1 + q, the scaling and the last few
+/// operations in double, so that the float result is rounded about once.
+/// e^(hi + lo), exp_lo <= hi + lo <= exp_hi, relative error ~2^-26.
+FUSEDSL_VM_INLINE double exp_float_wide(float hi, float lo) {
+  using F = fp<float>;
+  const float k = (hi + lo) * F::log2e + F::shifter;
+  const float n = k - F::shifter;
+  const float r = (hi - n * F::ln2_hi) + (lo - n * F::ln2_lo);
+  const double q = double(r) + double(r * r * F::exp_q(r));  // e^r - 1
+  return (1.0 + q) * pow2(double(n) + fp<double>::shifter);  // |n| <= 160
+}
+/// e^x - 1 for expm1_lo <= x <= expm1_hi: 2^n q + (2^n - 1), q = e^r - 1.
+FUSEDSL_VM_INLINE double expm1_float_wide(float x) {
+  using F = fp<float>;
+  const float k = x * F::log2e + F::shifter;
+  const float n = k - F::shifter;
+  const float r = (x - n * F::ln2_hi) - n * F::ln2_lo;
+  const double q = double(r) + double(r * r * F::expm1_q(r));  // e^r - 1
+  const double s = pow2(double(n) + fp<double>::shifter);
+  return s * q + (s - 1.0);
+}
+
 /// log(x) for finite x > 0 plus the correction c (added to the small part):
 /// x = 2^k (1 + f), sqrt(1/2) <= 1 + f < sqrt(2).
 template <class T>
@@ -358,11 +381,14 @@ FUSEDSL_VM_INLINE T exp(T x) {
   return e.m * e.s;
 }
 
-/// e^x - 1, relative accuracy near 0: <= 2 ulp.
+/// e^x - 1, relative accuracy near 0.
 template <class T>
 FUSEDSL_VM_INLINE T expm1(T x) {
   using F = detail::fp<T>;
-  const T y = detail::expm1_core(detail::clamp(x, F::expm1_lo, F::expm1_hi));
+  const T xc = detail::clamp(x, F::expm1_lo, F::expm1_hi);
+  T y;
+  if constexpr (sizeof(T) == 4) y = static_cast<T>(detail::expm1_float_wide(xc));  // overflows to Inf in the conversion
+  else y = detail::expm1_core(xc);
   return detail::select(detail::abs(x) < F::tiny, x, y);  // +-0 and subnormals: exactly x
 }
 
@@ -397,8 +423,16 @@ template <class T>
 FUSEDSL_VM_INLINE T tanh(T x) {
   using F = detail::fp<T>;
   const T ax = detail::abs(x);
-  const T e = detail::expm1_core(T(2) * detail::select(ax > F::tanh_hi, F::tanh_hi, ax));
-  return detail::with_sign_of(e / (e + T(2)), x);
+  const T a2 = T(2) * detail::select(ax > F::tanh_hi, F::tanh_hi, ax);
+  T y;
+  if constexpr (sizeof(T) == 4) {
+    const double e = detail::expm1_float_wide(a2);
+    y = static_cast<T>(e / (e + 2.0));
+  } else {
+    const T e = detail::expm1_core(a2);
+    y = e / (e + T(2));
+  }
+  return detail::with_sign_of(y, x);
 }
 
 /// 1/(1 + e^-x), without overflow: e^-|x| / (1 + e^-|x|) for x < 0.
@@ -406,9 +440,16 @@ template <class T>
 FUSEDSL_VM_INLINE T sigmoid(T x) {
   using F = detail::fp<T>;
   const T a = -detail::abs(x);
-  const detail::exp_parts<T> e = detail::exp_split(detail::select(a < F::exp_lo, F::exp_lo, a), T(0));
-  const T t = e.m * e.s;  // e^-|x|
-  return detail::div_one_plus(detail::select(x >= T(0), T(1), t), t);
+  const T ac = detail::select(a < F::exp_lo, F::exp_lo, a);
+  if constexpr (sizeof(T) == 4) {
+    const double t = detail::exp_float_wide(ac, 0.0f);  // e^-|x|
+    const double inv = 1.0 / (1.0 + t);
+    return detail::select(x >= T(0), static_cast<T>(inv), static_cast<T>(t * inv));
+  } else {
+    const detail::exp_parts<T> e = detail::exp_split(ac, T(0));
+    const T t = e.m * e.s;  // e^-|x|
+    return detail::div_one_plus(detail::select(x >= T(0), T(1), t), t);
+  }
 }
 
 /// x sigmoid(x) = x / (1 + e^-x); silu(-Inf) = NaN as for that formula.
@@ -416,10 +457,18 @@ template <class T>
 FUSEDSL_VM_INLINE T silu(T x) {
   using F = detail::fp<T>;
   const T a = -detail::abs(x);
-  const detail::exp_parts<T> e = detail::exp_split(detail::select(a < F::exp_lo, F::exp_lo, a), T(0));
+  const T ac = detail::select(a < F::exp_lo, F::exp_lo, a);
   // x e^x, one rounding into the subnormals; below exp_lo it underflows to -0.
   const T xn = detail::select(x < F::exp_lo, F::exp_lo, x);
-  const T y = detail::div_one_plus(detail::select(x >= T(0), x, (xn * e.m) * e.s), e.m * e.s);
+  T y;
+  if constexpr (sizeof(T) == 4) {
+    const double t = detail::exp_float_wide(ac, 0.0f);  // e^-|x|
+    const double inv = 1.0 / (1.0 + t);
+    y = detail::select(x >= T(0), static_cast<T>(double(x) * inv), static_cast<T>(double(xn) * t * inv));
+  } else {
+    const detail::exp_parts<T> e = detail::exp_split(ac, T(0));
+    y = detail::div_one_plus(detail::select(x >= T(0), x, (xn * e.m) * e.s), e.m * e.s);
+  }
   return detail::select(x == -detail::inf<T>(), detail::nan<T>(), y);
 }
 
@@ -428,13 +477,15 @@ template <class T>
 FUSEDSL_VM_INLINE T erf(T x) {
   using F = detail::fp<T>;
   const T ax = detail::abs(x);
-  const T small = ax + ax * F::erf_e(ax * ax);
   const T z = detail::select(ax > F::erf_hi, F::erf_hi, ax);
-  T big;
+  T small, big;
   if constexpr (sizeof(T) == 4) {
+    // float: the sums in double, rounded once
+    small = static_cast<T>(double(ax) + double(ax * F::erf_e(ax * ax)));
     const double zd = z;
     big = static_cast<T>(1.0 - detail::erfc_of_float(zd, zd * zd));
   } else {
+    small = ax + ax * F::erf_e(ax * ax);
     const detail::split_square<T> zz = detail::square_split(z);
     const detail::exp_parts<T> c = detail::erfc_split(z, zz.hi, zz.lo);
     big = T(1) - c.m * c.s;
@@ -450,16 +501,18 @@ FUSEDSL_VM_INLINE T gelu_erf(T x) {
   using F = detail::fp<T>;
   const T xc = detail::clamp(x, F::gelu_lo, -F::gelu_lo);
   const T az = detail::abs(xc) * T(0.70710678118654752440);
-  const T small_erf = az + az * F::erf_e(az * az);  // erf(|x|/sqrt 2)
   const bool small = az < T(0.5);
   const T half_x = T(0.5) * x;
   T pos, neg;
   if constexpr (sizeof(T) == 4) {
-    const double xd = xc;
-    const double c = detail::erfc_of_float(detail::abs(xd) * 0.70710678118654752440, 0.5 * (xd * xd));
-    pos = detail::select(small, half_x * (T(1) + small_erf), static_cast<T>(double(half_x) * (2.0 - c)));
-    neg = detail::select(small, half_x * (T(1) - small_erf), static_cast<T>((0.5 * xd) * c));
+    // float: in double from x, rounded once
+    const double xd = xc, zd = detail::abs(xd) * 0.70710678118654752440, hx = 0.5 * double(x);
+    const double small_erf = zd + zd * double(F::erf_e(static_cast<T>(zd * zd)));  // erf(|x|/sqrt 2)
+    const double c = detail::erfc_of_float(zd, 0.5 * (xd * xd));
+    pos = detail::select(small, static_cast<T>(hx * (1.0 + small_erf)), static_cast<T>(hx * (2.0 - c)));
+    neg = detail::select(small, static_cast<T>(hx * (1.0 - small_erf)), static_cast<T>((0.5 * xd) * c));
   } else {
+    const T small_erf = az + az * F::erf_e(az * az);  // erf(|x|/sqrt 2)
     const detail::split_square<T> xx = detail::square_split(xc);
     const T zc = detail::select(az > F::erfc_hi, F::erfc_hi, az);
     const detail::exp_parts<T> c = detail::erfc_split(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
@@ -492,9 +545,16 @@ FUSEDSL_VM_INLINE T gelu_tanh(T x) {
     hi = detail::select(v < F::exp_lo, F::exp_lo, v);
     lo = T(0);
   }
-  const detail::exp_parts<T> e = detail::exp_split(hi, lo);  // e^-|v|
   const T xn = detail::select(x < F::exp_lo, F::exp_lo, x);  // x e^v underflows below anyway
-  const T y = detail::div_one_plus(detail::select(x >= T(0), x, (xn * e.m) * e.s), e.m * e.s);
+  T y;
+  if constexpr (sizeof(T) == 4) {
+    const double t = detail::exp_float_wide(hi, lo);  // e^-|v|
+    const double inv = 1.0 / (1.0 + t);
+    y = detail::select(x >= T(0), static_cast<T>(double(x) * inv), static_cast<T>(double(xn) * t * inv));
+  } else {
+    const detail::exp_parts<T> e = detail::exp_split(hi, lo);  // e^-|v|
+    y = detail::div_one_plus(detail::select(x >= T(0), x, (xn * e.m) * e.s), e.m * e.s);
+  }
   return detail::select(x == -detail::inf<T>(), detail::nan<T>(), y);
 }
 
