@@ -17,4 +17,10 @@
 #include <fusedsl/program/program.hpp>    // program
 #include <fusedsl/program/reference.hpp>  // run_reference: the oracle
 #include <fusedsl/program/eval.hpp>       // eval
+#include <fusedsl/graph/graph.hpp>          // graph: scheduler nodes, deps, buffers
+#include <fusedsl/graph/lowering.hpp>       // graph_of(prog)
+#include <fusedsl/schedule/fuse_nodes.hpp>  // fuse_nodes, kernel_count, check_fusion
+#include <fusedsl/schedule/explain.hpp>     // explain, possible_fusions, to_dot, to_json
+#include <fusedsl/schedule/program_plan.hpp>  // plan_of, kernel_count, explain of programs
+#include <fusedsl/interop/inductor.hpp>     // load_inductor_file: Inductor scheduler dumps
 #include <fusedsl/backend/cpu/executor.hpp>  // prog.run(fx::cpu, ...)

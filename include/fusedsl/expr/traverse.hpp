@@ -76,6 +76,18 @@ constexpr std::size_t leaf_slots() {
   else return 1;
 }
 
+/// The stored element type of each leaf slot of a loop over `E`, in slot
+/// order (as `hana::type`s).
+template <class E>
+constexpr auto leaf_element_types() {
+  if constexpr (is_inlined<E>)
+    return hana::unpack(detail::children<E>::value, [](auto... c) {
+      return hana::flatten(hana::make_tuple(hana::make_tuple(), leaf_element_types<typename decltype(c)::type>()...));
+    });
+  else if constexpr (is_constant_node<E>) return hana::make_tuple();
+  else return hana::make_tuple(hana::type_c<element_t<E::value_dtype>>);
+}
+
 /// Calls `f(node)` for every occurrence of node type `N` in `e`, in post-order.
 template <class N, class E, class F>
 constexpr void for_each_occurrence(const E& e, F&& f) {

@@ -354,11 +354,11 @@ void run_group(call_state<P>& call, const schedule::group& g, bool fuse) {
         continue;
       }
       const std::int64_t units = n.outer;
-      const std::int64_t chunk = kind == loop_kind::elements ? tile_elements
-                                 : kind == loop_kind::columns ? 256
-                                                              : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
+      const std::int64_t per_task = kind == loop_kind::elements ? tile_elements
+                                    : kind == loop_kind::columns ? cpu_detail::chunk
+                                                                 : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
 #pragma omp parallel for schedule(static) if (n.outer * n.inner > tile_elements)
-      for (std::int64_t b = 0; b < units; b += chunk) entries[i].run(call.prog, n, t, kind, b, std::min(units, b + chunk));
+      for (std::int64_t b = 0; b < units; b += per_task) entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task));
     }
     return;
   }

@@ -5,7 +5,8 @@
 /// or over column blocks. A fused kernel calls them tile by tile, so that
 /// the data one node writes is still in cache when the next node reads it.
 #pragma once
-#include <algorithm>  // std::min
+#include <algorithm>  // std::min, std::max
+#include <cstddef>    // std::byte
 #include <bit>        // std::countr_one
 #include <cstdint>    // std::int64_t
 #include <vector>     // std::vector
@@ -32,17 +33,62 @@ struct tile_operands {
   std::int64_t out_bias;
 };
 
-/// Reads leaf slot K at `base[K] + i * step[K]`.
-struct stepped_reader {
-  const void* const* data;
-  const std::int64_t* base;
-  const std::int64_t* step;
+/// Elements a loop evaluates at a time: every leaf is first made
+/// contiguous for them (a pointer into memory, or a small local copy of a
+/// broadcast or strided operand), so that the evaluation loop has unit
+/// strides only and no stores that may alias its loads: the compiler
+/// vectorizes it, in-place updates included.
+inline constexpr std::int64_t chunk = 128;
+
+/// Reads leaf slot K at element i of the current chunk.
+struct chunk_reader {
+  const void* const* leaf;
   std::int64_t i;
   template <std::size_t K, class T>
   FUSEDSL_FORCEINLINE T load() const {
-    return static_cast<const T*>(data[K])[base[K] + i * step[K]];
+    return static_cast<const T*>(leaf[K])[i];
   }
 };
+
+/// Per-thread staging of one chunk of every leaf slot of expression `E`.
+template <class E>
+struct chunk_leaves {
+  static constexpr std::size_t slots = leaf_slots<E>();
+  static constexpr std::size_t widest = [] {
+    std::size_t w = 1;
+    hana::for_each(leaf_element_types<E>(), [&](auto t) { w = std::max(w, sizeof(typename decltype(t)::type)); });
+    return w;
+  }();
+  alignas(64) std::byte staging[slots == 0 ? 1 : slots][chunk * widest];
+  const void* leaf[slots + 1] = {};
+
+  /// Points slot K at `n` elements starting at `data[base]` with `step`:
+  /// directly when the step is 1, else through a local copy.
+  void prepare(const void* const* data, const std::int64_t* base, const std::int64_t* step, std::int64_t n) {
+    std::size_t k = 0;
+    hana::for_each(leaf_element_types<E>(), [&](auto t) {
+      using T = typename decltype(t)::type;
+      const T* from = static_cast<const T*>(data[k]) + base[k];
+      if (step[k] == 1) {
+        leaf[k] = from;
+      } else {
+        T* to = reinterpret_cast<T*>(staging[k]);
+        if (step[k] == 0)
+          for (std::int64_t i = 0; i < n; ++i) to[i] = from[0];
+        else
+          for (std::int64_t i = 0; i < n; ++i) to[i] = from[i * step[k]];
+        leaf[k] = to;
+      }
+      ++k;
+    });
+  }
+};
+
+/// `values[i] = e` at the n elements of the prepared chunk.
+template <class E, class V>
+FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));
+}
 
 /// The row-major multi-index of flat position `flat` over `sizes`.
 inline shape unravel(std::int64_t flat, const shape& sizes) {
@@ -65,6 +111,7 @@ inline std::int64_t dot(const shape& index, const shape& strides) {
 template <class Out, class E>
 void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, std::int64_t begin, std::int64_t end) {
   constexpr std::size_t slots = leaf_slots<E>();
+  using value_type = compute_t<kernel_numerics, E::value_dtype>;
   const shape& space = n.space;
   const int r = space.rank();
   const std::int64_t row = r == 0 ? 1 : space[r - 1];
@@ -72,14 +119,24 @@ void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, 
   for (std::size_t k = 0; k < slots; ++k) step[k] = r == 0 ? 0 : n.leaves[k].strides[r - 1];
   const std::int64_t out_step = r == 0 ? 0 : n.out.strides[r - 1];
   Out* out = static_cast<Out*>(t.out);
+  chunk_leaves<E> leaves;
+  alignas(64) value_type values[chunk];
   shape index = unravel(begin, space);
   while (begin < end) {
     const std::int64_t run = std::min(end - begin, row - (r == 0 ? 0 : index[r - 1]));
     for (std::size_t k = 0; k < slots; ++k) base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
-    const std::int64_t out_base = dot(index, n.out.strides) - t.out_bias;
-    for (std::int64_t i = 0; i < run; ++i)
-      out[out_base + i * out_step] =
-          static_cast<Out>(evaluate<kernel_numerics, 0>(e, stepped_reader{t.data, base, step, i}));
+    std::int64_t out_at = dot(index, n.out.strides) - t.out_bias;
+    for (std::int64_t done = 0; done < run; done += chunk) {
+      const std::int64_t m = std::min(chunk, run - done);
+      leaves.prepare(t.data, base, step, m);
+      evaluate_chunk(e, leaves.leaf, values, m);
+      if (out_step == 1)
+        for (std::int64_t i = 0; i < m; ++i) out[out_at + i] = static_cast<Out>(values[i]);
+      else
+        for (std::int64_t i = 0; i < m; ++i) out[out_at + i * out_step] = static_cast<Out>(values[i]);
+      for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
+      out_at += m * out_step;
+    }
     begin += run;
     if (r > 0) {  // next row of the space
       index[r - 1] = 0;
@@ -132,6 +189,8 @@ void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes, c
   }
   State lanes[reduction_lanes] = {};
   lanes[0] = state;
+  chunk_leaves<Arg> leaves;
+  alignas(64) acc_type values[chunk];
   shape index = unravel(j0, axes.reduced_sizes);
   std::int64_t j = j0;
   while (j < j1) {
@@ -141,13 +200,18 @@ void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes, c
       base[k] = row_base[k];
       for (int m = 0; m < axes.n_reduced; ++m) base[k] += index[m] * n.leaves[k].strides[axes.reduced[m]];
     }
-    const auto value = [&](std::int64_t i) {
-      return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, stepped_reader{t.data, base, step, i}));
-    };
-    std::int64_t i = 0;
-    for (; i + reduction_lanes <= run; i += reduction_lanes)
-      for (int l = 0; l < reduction_lanes; ++l) r.op.add(lanes[l], value(i + l), j + i + l);
-    for (; i < run; ++i) r.op.add(lanes[0], value(i), j + i);
+    for (std::int64_t done = 0; done < run; done += chunk) {
+      const std::int64_t m = std::min(chunk, run - done);
+      leaves.prepare(t.data, base, step, m);
+      evaluate_chunk(r.arg, leaves.leaf, values, m);
+      // Lane l takes elements l, l + lanes, ...: a fixed assignment, so the
+      // order of additions is the same on every run.
+      std::int64_t i = 0;
+      for (; i + reduction_lanes <= m; i += reduction_lanes)
+        for (int l = 0; l < reduction_lanes; ++l) r.op.add(lanes[l], values[i + l], j + done + i + l);
+      for (; i < m; ++i) r.op.add(lanes[i % reduction_lanes], values[i], j + done + i);
+      for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
+    }
     j += run;
     if (last >= 0) {
       index[last] = 0;
@@ -210,7 +274,9 @@ inline bool is_column_reduction(const node_runtime& n) {
   return n.reduced_mask == leading && n.reduced_mask != (1u << n.space.rank()) - 1u;
 }
 
-/// Column reduction `r` for kept elements (columns) [begin, end).
+/// Column reduction `r` for kept elements (columns) [begin, end): for each
+/// reduced element (row), a chunk of columns is evaluated and added into
+/// the columns' states, so memory is read in order.
 template <class Out, class R>
 void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t, std::int64_t begin,
                        std::int64_t end) {
@@ -219,33 +285,33 @@ void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t
   constexpr std::size_t slots = leaf_slots<Arg>();
   const reduction_axes axes(n);
   const int last = axes.n_kept - 1;  // the innermost kept axis: contiguous columns
-  constexpr std::int64_t block = 256;
-  reduction_state<R> states[block];
+  reduction_state<R> states[chunk];
+  chunk_leaves<Arg> leaves;
+  alignas(64) acc_type values[chunk];
+  std::int64_t base[slots + 1], step[slots + 1];
+  for (std::size_t k = 0; k < slots; ++k) step[k] = n.leaves[k].strides[axes.kept[last]];
   Out* out = static_cast<Out*>(t.out);
-  for (std::int64_t c0 = begin; c0 < end; c0 += block) {
-    const std::int64_t width = std::min(block, end - c0);
+  for (std::int64_t c0 = begin; c0 < end;) {
+    // A block of columns on one innermost kept row.
+    const std::int64_t width = std::min({chunk, end - c0, axes.kept_sizes[last] - c0 % axes.kept_sizes[last]});
     for (std::int64_t c = 0; c < width; ++c) states[c] = {};
-    // Columns [c0, c0 + width) lie on one innermost kept row when the block does not cross it.
-    for (std::int64_t c = 0; c < width;) {
-      const std::int64_t column = c0 + c;
-      const std::int64_t in_row = axes.kept_sizes[last] - column % axes.kept_sizes[last];
-      const std::int64_t run = std::min(width - c, in_row);
-      std::int64_t base[slots + 1], step[slots + 1];
-      for (std::size_t k = 0; k < slots; ++k) step[k] = n.leaves[k].strides[axes.kept[last]];
-      for (std::int64_t j = 0; j < n.inner; ++j) {
-        const shape reduced_index = unravel(j, axes.reduced_sizes);
-        for (std::size_t k = 0; k < slots; ++k) {
-          base[k] = axes.row_offset(column, n.leaves[k].strides) - t.bias[k];
-          for (int m = 0; m < axes.n_reduced; ++m) base[k] += reduced_index[m] * n.leaves[k].strides[axes.reduced[m]];
-        }
-        for (std::int64_t i = 0; i < run; ++i)
-          r.op.add(states[c + i],
-                   static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, stepped_reader{t.data, base, step, i})), j);
+    shape reduced_index = unravel(0, axes.reduced_sizes);
+    for (std::int64_t j = 0; j < n.inner; ++j) {
+      for (std::size_t k = 0; k < slots; ++k) {
+        base[k] = axes.row_offset(c0, n.leaves[k].strides) - t.bias[k];
+        for (int m = 0; m < axes.n_reduced; ++m) base[k] += reduced_index[m] * n.leaves[k].strides[axes.reduced[m]];
       }
-      c += run;
+      leaves.prepare(t.data, base, step, width);
+      evaluate_chunk(r.arg, leaves.leaf, values, width);
+      for (std::int64_t c = 0; c < width; ++c) r.op.add(states[c], values[c], j);
+      for (int m = axes.n_reduced - 1; m >= 0; --m) {
+        if (++reduced_index[m] < axes.reduced_sizes[m]) break;
+        reduced_index[m] = 0;
+      }
     }
     for (std::int64_t c = 0; c < width; ++c)
       out[axes.row_offset(c0 + c, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(states[c], n.inner));
+    c0 += width;
   }
 }
 
