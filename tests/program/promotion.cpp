@@ -110,3 +110,35 @@ TEST_CASE("params: values given at run time, promoting like C++ numbers") {
   const auto again = check_pointwise<2>(lr * 2 + k, {2, 2}, 2, lr(-1.0f), k(1));
   CHECK(again.data()[0] == -1.0f);
 }
+
+TEST_CASE("a value is converted to the target's dtype when stored (truncation, rounding, widening)") {
+  constexpr fx::in<"x", float, 1> x;
+  constexpr fx::in<"i", std::int32_t, 1> i;
+  constexpr fx::out<"as_i8", std::int8_t, 1> as_i8;
+  constexpr fx::out<"as_bf16", fx::bfloat16, 1> as_bf16;
+  constexpr fx::out<"as_f64", double, 1> as_f64;
+  constexpr fx::out<"as_f32", float, 1> as_f32;
+  // f32 values into i8 (truncation toward zero) and bf16 (round to nearest even); an i32 value into f64 and f32.
+  constexpr fx::program prog{as_i8 = x * 10.0f, as_bf16 = x + 1.0f, as_f64 = i * 3, as_f32 = i / 2};
+  const auto tx = make_tensor<float>({4}, {1.27, -2.55, 0.05, 3.0});
+  const auto ti = make_tensor<std::int32_t>({4}, {7, -7, 1000000, 0});
+  fx::tensor<std::int8_t> t8({4}), r8({4});
+  fx::tensor<fx::bfloat16> tb({4}), rb({4});
+  fx::tensor<double> td({4}), rd({4});
+  fx::tensor<float> tf({4}), rf({4});
+  prog.run(fx::cpu, x(tx), i(ti), as_i8(t8), as_bf16(tb), as_f64(td), as_f32(tf));
+  fx::run_reference(prog, x(tx), i(ti), as_i8(r8), as_bf16(rb), as_f64(rd), as_f32(rf));
+  FUSEDSL_CHECK_CLOSE(t8.view(), r8.view(), tolerance{0, 0});
+  FUSEDSL_CHECK_CLOSE(tb.view(), rb.view(), tolerance{0, 0});
+  FUSEDSL_CHECK_CLOSE(td.view(), rd.view(), tolerance{0, 0});
+  FUSEDSL_CHECK_CLOSE(tf.view(), rf.view(), tolerance{0, 0});
+  const std::int8_t want8[] = {12, -25, 0, 30};
+  const double want64[] = {21, -21, 3000000, 0};
+  const float want32[] = {3.5f, -3.5f, 500000.0f, 0.0f};
+  for (int k = 0; k < 4; ++k) {
+    CHECK(t8(k) == want8[k]);
+    CHECK(static_cast<float>(tb(k)) == static_cast<float>(fx::bfloat16(tx(k) + 1.0f)));
+    CHECK(td(k) == want64[k]);
+    CHECK(tf(k) == want32[k]);
+  }
+}
