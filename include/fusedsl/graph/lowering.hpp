@@ -37,6 +37,13 @@ struct read {
   std::vector<int> axes;
 };
 
+/// Appends a read (member by member: nvcc's constexpr mishandles aggregates holding strings).
+constexpr void add_read(std::vector<read>& reads, const std::string& buffer, const std::vector<int>& axes) {
+  reads.emplace_back();
+  reads.back().buffer = buffer;
+  reads.back().axes = axes;
+}
+
 /// A node before size hints are known.
 struct pending_node {
   std::string buffer;            ///< the buffer it writes (also the node's name)
@@ -57,7 +64,7 @@ struct leaf_state {
   std::string name;
   std::vector<int> axes;
   int version = 0;        ///< writes so far
-  bool holds_value;       ///< version 0 is a value (inputs, inout) rather than unwritten memory
+  bool holds_value = true;  ///< version 0 is a value (inputs, inout) rather than unwritten memory
   std::string dtype;
   constexpr std::string buffer() const {
     // Not `?:`: g++ 12 cannot copy a string out of a conditional in constant evaluation.
@@ -113,7 +120,10 @@ struct lowering {
   constexpr leaf_state& leaf() {
     for (auto& l : leaves)
       if (l.name == L::name.view()) return l;
-    leaf_state l{std::string(L::name.view()), {}, 0, true, torch_dtype(L::value_dtype)};
+    leaf_state l;  // filled member by member: nvcc's constexpr mishandles aggregates holding strings
+    l.name = std::string(L::name.view());
+    l.holds_value = true;
+    l.dtype = torch_dtype(L::value_dtype);
     if constexpr (requires { L::role_of; }) l.holds_value = L::role_of == role::in || L::role_of == role::inout;
     // A dynamic rank is planned as one axis: the executor checks the real
     // shapes of every fused group before it runs it fused.
@@ -151,21 +161,23 @@ struct statement_lowering {
     if constexpr (makes_node<E>) {
       constexpr std::size_t k = hana::index_if(distinct, hana::equal.to(hana::type_c<E>)).value().value;
       if (buffers[k].empty()) lower_node<E>(k);
-      reads.push_back({buffers[k], shapes[k]});
+      add_read(reads, buffers[k], shapes[k]);
       return shapes[k];
     } else if constexpr (is_pointwise_node<E>) {
       std::vector<int> result;
-      hana::for_each(detail::children<E>::value, [&](auto t) {
-        result = state.broadcast(result, visit<typename decltype(t)::type>(reads));
+      // A fold rather than hana::for_each: nvcc's front end cannot call
+      // through for_each's function pointer in constant evaluation.
+      hana::unpack(detail::children<E>::value, [&](auto... t) {
+        ((result = state.broadcast(result, visit<typename decltype(t)::type>(reads))), ...);
       });
       return result;
     } else if constexpr (requires { E::role_of; }) {
       const leaf_state& l = state.template leaf<E>();
-      reads.push_back({l.buffer(), l.axes});
+      add_read(reads, l.buffer(), l.axes);
       return l.axes;
     } else if constexpr (requires { std::declval<E>().view; }) {  // a tensor inside the expression: an input
       const std::vector<int> axes{state.new_symbol()};
-      reads.push_back({"tensor" + detail::to_decimal(tensors++), axes});
+      add_read(reads, "tensor" + detail::to_decimal(tensors++), axes);
       return axes;
     } else {
       return {};  // constants and params: scalars, no memory
@@ -250,7 +262,11 @@ constexpr void lower_statement(lowering& state) {
   node.writes_target = true;
   if (in_place) {
     node.star_reads.push_back(old_buffer);
-    for (int r : state.readers(old_buffer)) node.weak_reads.push_back({state.nodes[static_cast<std::size_t>(r)].buffer, new_buffer});
+    for (int r : state.readers(old_buffer)) {
+      node.weak_reads.emplace_back();
+      node.weak_reads.back().first = state.nodes[static_cast<std::size_t>(r)].buffer;
+      node.weak_reads.back().second = new_buffer;
+    }
   }
   state.nodes.push_back(node);
 }
@@ -345,10 +361,13 @@ constexpr lowering_detail::lowering lower() {
     (lowering_detail::lower_statement<I, std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<P>().statements))>>(state),
      ...);
   }(std::make_index_sequence<decltype(hana::length(std::declval<P>().statements))::value>{});
-  hana::for_each(P::named_leaves, [&](auto t) {
-    using L = typename decltype(t)::type;
-    if constexpr (requires { L::role_of; })
-      if constexpr (L::role_of == role::out || L::role_of == role::inout) state.outputs.push_back(std::string(L::name.view()));
+  hana::unpack(P::named_leaves, [&](auto... t) {
+    const auto add_output = [&](auto leaf) {
+      using L = typename decltype(leaf)::type;
+      if constexpr (requires { L::role_of; })
+        if constexpr (L::role_of == role::out || L::role_of == role::inout) state.outputs.push_back(std::string(L::name.view()));
+    };
+    (add_output(t), ...);
   });
   return state;
 }

@@ -2,6 +2,9 @@
 /// A program: statements executed in order, with sequential semantics.
 #pragma once
 
+#include <array>        // std::array
+#include <string_view>  // std::string_view
+
 #include <fusedsl/core/hana.hpp>          // hana: statements, leaf lists
 #include <fusedsl/expr/traverse.hpp>      // subexpressions, unique_types
 #include <fusedsl/program/placeholder.hpp>  // placeholder, param, access
@@ -29,72 +32,81 @@ constexpr auto named_leaves_of_statement() {
                        hana::type_c<typename S::target_type>);
 }
 
-/// Position of the first statement whose value reads named leaf `Name` (or
-/// `Count` if none), and of the first statement that assigns it.
-template <fixed_string Name, class... Statements>
-struct first_uses {
-  template <class S>
-  static constexpr bool reads() {
-    return hana::any_of(subexpressions<typename S::value_type>(), [](auto t) {
-      using L = typename decltype(t)::type;
-      if constexpr (is_named_leaf<L>) return hana::bool_c<L::name == Name>;
-      else return hana::false_c;
-    });
-  }
-  static constexpr std::size_t first_read = [] {
-    constexpr bool flags[] = {reads<Statements>()..., false};
-    std::size_t i = 0;
-    while (i < sizeof...(Statements) && !flags[i]) ++i;
-    return i;
-  }();
-  /// Position of the last statement that reads `Name`, or -1.
-  static constexpr std::ptrdiff_t last_read = [] {
-    constexpr bool flags[] = {reads<Statements>()..., false};
-    std::ptrdiff_t i = sizeof...(Statements) - 1;
-    while (i >= 0 && !flags[i]) --i;
-    return i;
-  }();
-  static constexpr std::size_t first_write = [] {
-    constexpr bool flags[] = {(Statements::target_type::name == Name)..., false};
-    std::size_t i = 0;
-    while (i < sizeof...(Statements) && !flags[i]) ++i;
-    return i;
-  }();
+/// A distinct address per type, to compare types as values in constant evaluation.
+template <class T>
+inline constexpr char type_tag = 0;
+
+/// What the checks need to know of a named leaf, as a value.
+struct named_leaf_info {
+  std::string_view name;
+  const void* type;
+  bool local;
 };
+
+/// The names of the named leaves a statement's value reads (repeats included).
+template <class S>
+constexpr auto names_read() {
+  return hana::unpack(hana::filter(subexpressions<typename S::value_type>(),
+                                   [](auto t) { return hana::bool_c<is_named_leaf<typename decltype(t)::type>>; }),
+                      [](auto... t) { return std::array<std::string_view, sizeof...(t)>{decltype(t)::type::name.view()...}; });
+}
+
+/// Where a program first reads, last reads and first writes a named leaf
+/// (statement positions; the statement count, or -1, when it does not).
+struct leaf_usage {
+  std::size_t first_read, first_write;
+  std::ptrdiff_t last_read;
+};
+
+template <class... Statements>
+constexpr leaf_usage usage_of(std::string_view name) {
+  constexpr std::size_t count = sizeof...(Statements);
+  const bool reads[] = {[&] {
+    for (std::string_view n : names_read<Statements>())
+      if (n == name) return true;
+    return false;
+  }()..., false};
+  const bool writes[] = {(Statements::target_type::name.view() == name)..., false};
+  leaf_usage u{count, count, -1};
+  for (std::size_t i = 0; i < count; ++i) {
+    if (reads[i] && u.first_read == count) u.first_read = i;
+    if (reads[i]) u.last_read = static_cast<std::ptrdiff_t>(i);
+    if (writes[i] && u.first_write == count) u.first_write = i;
+  }
+  return u;
+}
+
+/// The named leaves of a list as values.
+template <class Leaves>
+constexpr auto leaf_infos(Leaves leaves) {
+  return hana::unpack(leaves, [](auto... t) {
+    return std::array<named_leaf_info, sizeof...(t)>{named_leaf_info{
+        decltype(t)::type::name.view(), &type_tag<typename decltype(t)::type>, is_local<typename decltype(t)::type>}...};
+  });
+}
 
 /// True when named leaves with equal names are the same declaration.
 template <class Leaves>
 constexpr bool consistent_names(Leaves leaves) {
-  bool consistent = true;
-  hana::for_each(leaves, [&](auto a) {
-    hana::for_each(leaves, [&](auto b) {
-      using A = typename decltype(a)::type;
-      using B = typename decltype(b)::type;
-      if (A::name == B::name && !std::is_same_v<A, B>) consistent = false;
-    });
-  });
-  return consistent;
+  const auto infos = leaf_infos(leaves);
+  for (std::size_t i = 0; i < infos.size(); ++i)
+    for (std::size_t j = i + 1; j < infos.size(); ++j)
+      if (infos[i].name == infos[j].name && infos[i].type != infos[j].type) return false;
+  return true;
 }
 
 /// True when every local is assigned by a statement before any statement reads it.
 template <class... Statements, class Leaves>
 constexpr bool locals_written_first(Leaves leaves) {
-  bool written_first = true;
-  hana::for_each(leaves, [&](auto t) {
-    using L = typename decltype(t)::type;
-    if constexpr (is_local<L>) {
-      using uses = first_uses<L::name, Statements...>;
-      if (!(uses::first_write < sizeof...(Statements) && uses::first_write < uses::first_read)) written_first = false;
-    }
-  });
-  return written_first;
+  for (const named_leaf_info& l : leaf_infos(leaves)) {
+    if (!l.local) continue;
+    const leaf_usage u = usage_of<Statements...>(l.name);
+    if (!(u.first_write < sizeof...(Statements) && u.first_write < u.first_read)) return false;
+  }
+  return true;
 }
 
-template <class P, fixed_string Name> struct program_uses_impl;
-
-/// `first_uses` for the statements of program `P`.
-template <class P, fixed_string Name>
-using program_uses = typename program_uses_impl<P, Name>::type;
+template <class P> struct program_usage_impl;
 }  // namespace detail
 
 /// Statements run in order; each reads the values that earlier statements
@@ -128,10 +140,15 @@ struct program {
 };
 
 namespace detail {
-template <class... Statements, fixed_string Name>
-struct program_uses_impl<program<Statements...>, Name> {
-  using type = first_uses<Name, Statements...>;
+template <class... Statements>
+struct program_usage_impl<program<Statements...>> {
+  static constexpr leaf_usage of(std::string_view name) { return usage_of<Statements...>(name); }
 };
+/// Where program `P` reads and writes the named leaf `name`.
+template <class P>
+constexpr leaf_usage program_usage(std::string_view name) {
+  return program_usage_impl<P>::of(name);
+}
 }  // namespace detail
 
 }  // namespace fusedsl
