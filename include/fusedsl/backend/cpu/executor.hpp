@@ -114,6 +114,12 @@ struct call_state {
   }
 };
 
+/// False for reductions that drop their reduced axes.
+template <class N>
+inline constexpr bool keeps_reduced_axes = true;
+template <class Op, class Axes, bool Keep, class Arg>
+inline constexpr bool keeps_reduced_axes<reduce<Op, Axes, Keep, Arg>> = Keep;
+
 /// Fills `n` for node (S, K): its space, its output's home, its leaves.
 template <std::size_t S, int K, class P>
 void describe(call_state<P>& call, detail::node_runtime& n) {
@@ -152,10 +158,7 @@ void describe(call_state<P>& call, detail::node_runtime& n) {
     // The target's strides over the value's axes, then over the space (a
     // reduction's dropped axes are not in its value).
     const shape value_strides = detail::broadcast_strides(target.sizes(), target.strides(), n.out_sizes);
-    constexpr bool keeps_axes = [] {
-      if constexpr (is_reduction_node<N>) return N::keep_axes;
-      else return true;
-    }();
+    constexpr bool keeps_axes = keeps_reduced_axes<N>;
     n.out.strides = shape{};
     for (int d = 0, v = 0; d < n.space.rank(); ++d) {
       const bool reduced = n.reduced_mask & (1u << d);
@@ -243,20 +246,18 @@ struct node_table {
   }
 
   /// The entry of node (s, k).
-  static entry find(int s, int k) {
-    entry found{};
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((s == static_cast<int>(I) ? (void)(found = find_in<I>(k)) : void()), ...);
-    }(std::make_index_sequence<statement_count>{});
-    return found;
-  }
+  static entry find(int s, int k) { return find_from<0>(s, k); }
+
+ private:
   template <std::size_t S>
+  static entry find_from(int s, int k) {
+    if constexpr (S < statement_count) return s == static_cast<int>(S) ? find_in<S, -1>(k) : find_from<S + 1>(s, k);
+    else return entry{};
+  }
+  template <std::size_t S, int K>
   static entry find_in(int k) {
-    entry found = make<S, -1>();
-    [&]<int... J>(std::integer_sequence<int, J...>) {
-      ((k == J ? (void)(found = make<S, J>()) : void()), ...);
-    }(std::make_integer_sequence<int, distinct_count<S>>{});
-    return found;
+    if constexpr (K < distinct_count<S>) return k == K ? make<S, K>() : find_in<S, K + 1>(k);
+    else return entry{};
   }
 };
 
@@ -311,9 +312,10 @@ void run_group(call_state<P>& call, const schedule::group& g, bool fuse) {
   std::vector<const detail::node_runtime*> members;
   for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
   const group_mode mode = fuse ? choose_mode(members) : group_mode::node_by_node;
-  const std::int64_t group_outer = mode == group_mode::tiles_of_rows
-                                       ? [&] { for (auto* n : members) if (n->reduction) return n->outer; return std::int64_t{1}; }()
-                                       : members[0]->outer;
+  std::int64_t group_outer = members[0]->outer;  // rows: the reductions' kept elements
+  if (mode == group_mode::tiles_of_rows)
+    for (auto it = members.rbegin(); it != members.rend(); ++it)
+      if ((*it)->reduction) group_outer = (*it)->outer;
   const std::int64_t inner = mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
   const std::int64_t tile = mode == group_mode::tiles_of_rows ? std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(inner, 1))
                                                                : tile_elements;
