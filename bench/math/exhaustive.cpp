@@ -1,0 +1,100 @@
+// bench_math_exhaustive: every float input (all 2^32 bit patterns) of each
+// float function of vector_math against the function computed in long
+// double: max error in ulps, where, and how many results are off by more
+// than 0.5 ulp (not correctly rounded). Special values must match exactly
+// (NaN for NaN). OpenMP over the inputs; minutes on 16 cores.
+//
+//   bench_math_exhaustive [function ...]
+#include <omp.h>
+
+#include <cmath>    // std::exp, ...
+#include <cstdint>  // std::uint32_t, std::uint64_t
+#include <cstdio>   // std::printf
+#include <cstring>  // std::strcmp
+
+#include <fusedsl/core/vector_math.hpp>
+
+namespace {
+
+namespace vm = fusedsl::vector_math;
+using ld = long double;
+
+double ulp_error(float y, ld r) {
+  if (std::isnan(r)) return std::isnan(y) ? 0.0 : 1e30;
+  if (std::isnan(y)) return 1e30;
+  if (std::isinf(static_cast<float>(r))) return y == static_cast<float>(r) ? 0.0 : 1e30;
+  int e = 0;
+  std::frexp(r, &e);
+  e -= 1;
+  if (e < -126) e = -126;
+  if (e > 127) e = 127;
+  const ld yv = std::isinf(y) ? std::copysign(std::ldexp(ld(1), 128), ld(y)) : ld(y);
+  return static_cast<double>(std::fabs(yv - r) / std::ldexp(ld(1), e - 23));
+}
+
+ld gelu_tanh_ref(ld x) {
+  const ld v = 2 * ld(0.79788456080286535588f) * (x + ld(0.044715f) * x * x * x);
+  return x / (1 + std::exp(-v));
+}
+
+struct fn {
+  const char* name;
+  float (*f)(float);
+  ld (*ref)(ld);
+};
+const fn kFns[] = {
+    {"exp", [](float x) { return vm::exp(x); }, [](ld x) { return std::exp(x); }},
+    {"expm1", [](float x) { return vm::expm1(x); }, [](ld x) { return std::expm1(x); }},
+    {"log", [](float x) { return vm::log(x); }, [](ld x) { return std::log(x); }},
+    {"log1p", [](float x) { return vm::log1p(x); }, [](ld x) { return std::log1p(x); }},
+    {"tanh", [](float x) { return vm::tanh(x); }, [](ld x) { return std::tanh(x); }},
+    {"sigmoid", [](float x) { return vm::sigmoid(x); }, [](ld x) { return 1 / (1 + std::exp(-x)); }},
+    {"silu", [](float x) { return vm::silu(x); }, [](ld x) { return x / (1 + std::exp(-x)); }},
+    {"erf", [](float x) { return vm::erf(x); }, [](ld x) { return std::erf(x); }},
+    {"gelu_erf", [](float x) { return vm::gelu_erf(x); },
+     [](ld x) { return ld(0.5) * x * std::erfc(-x / std::sqrt(ld(2))); }},
+    {"gelu_tanh", [](float x) { return vm::gelu_tanh(x); }, gelu_tanh_ref},
+    // sin and cos: the stated range |x| < 2^27 pi/2 (2.1e8) only.
+    {"sin", [](float x) { return vm::sin(x); }, [](ld x) { return std::sin(x); }},
+    {"cos", [](float x) { return vm::cos(x); }, [](ld x) { return std::cos(x); }},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::printf("| function | max error (ulp) | at x | results not correctly rounded | inputs |\n|---|---|---|---|---|\n");
+  for (const fn& F : kFns) {
+    bool wanted = argc == 1;
+    for (int i = 1; i < argc; ++i) wanted = wanted || std::strcmp(argv[i], F.name) == 0;
+    if (!wanted) continue;
+    const bool trig = std::strcmp(F.name, "sin") == 0 || std::strcmp(F.name, "cos") == 0;
+    double worst = 0;
+    float worst_x = 0;
+    std::uint64_t above_half = 0, count = 0;
+#pragma omp parallel
+    {
+      double w = 0;
+      float wx = 0;
+      std::uint64_t ah = 0, c = 0;
+#pragma omp for schedule(dynamic, 1 << 16)
+      for (std::int64_t u = 0; u < (std::int64_t(1) << 32); ++u) {
+        const float x = __builtin_bit_cast(float, static_cast<std::uint32_t>(u));
+        if (trig && !(std::fabs(x) < 2.1e8f)) continue;
+        const double e = ulp_error(F.f(x), F.ref(static_cast<ld>(x)));
+        ++c;
+        if (e > 0.5) ++ah;
+        if (e > w) { w = e; wx = x; }
+      }
+#pragma omp critical
+      {
+        if (w > worst) { worst = w; worst_x = wx; }
+        above_half += ah;
+        count += c;
+      }
+    }
+    std::printf("| %s | %.3f | %a | %llu | %llu |\n", F.name, worst, static_cast<double>(worst_x),
+                static_cast<unsigned long long>(above_half), static_cast<unsigned long long>(count));
+    std::fflush(stdout);
+  }
+  return 0;
+}
