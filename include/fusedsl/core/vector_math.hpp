@@ -21,8 +21,7 @@
 /// double, asserted by tests/backend/vector_math.cpp over the whole range;
 /// docs/math.md has the measured values): float: every function <= 1 ulp
 /// but exp (<= 1.5). double: exp, log, log1p <= 1; erf <= 1.5; sin, cos <= 2;
-/// expm1, sigmoid <= 2.5; tanh, silu <= 3; gelu_erf <= 6; gelu_tanh <= 3 +
-/// 4|v| for x < 0 (v its tanh argument, which is rounded). sin/cos for
+/// expm1, sigmoid <= 2.5; tanh, silu, gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
 /// |x| < 2^27 pi/2 ~ 2.1e8; beyond that without stated accuracy, 0 past 2^50.
 /// Special values as std:: (NaN in -> NaN out, +-Inf, overflow to Inf,
 /// gradual underflow, log(0) = -Inf, log(<0) = NaN, signed zeros of expm1,
@@ -530,8 +529,9 @@ FUSEDSL_VM_INLINE T gelu_erf(T x) {
 }
 
 /// gelu with the tanh approximation, x/2 (1 + tanh(v/2)) = x sigmoid(v),
-/// v = 2 sqrt(2/pi) (x + 0.044715 x^3), the constants rounded to T. For
-/// float, v is computed in double so that the tail (x << 0) stays accurate.
+/// v = 2 sqrt(2/pi) (x + 0.044715 x^3), the constants rounded to T. v is
+/// computed to more than T's precision (float: in double; double: as a
+/// double-double), since for x << 0 its rounding would be amplified |v| times.
 template <class T>
 FUSEDSL_VM_INLINE T gelu_tanh(T x) {
   using F = detail::fp<T>;
@@ -547,9 +547,32 @@ FUSEDSL_VM_INLINE T gelu_tanh(T x) {
     hi = detail::select(h < F::exp_lo, F::exp_lo, h);
     lo = detail::select(h < F::exp_lo, T(0), l);
   } else {
-    const T v = -detail::abs(T(2) * c * (x + a * x * x * x));
-    hi = detail::select(v < F::exp_lo, F::exp_lo, v);
-    lo = T(0);
+    // v = K x + (K a) x^3 to about 2^-100 relative, as hi + lo: every product
+    // of the dominant terms is of halves of at most 27 bits (exact, with or
+    // without FMA contraction), summed with a two-sum. K = 2c and
+    // K a = Ka_hi + Ka_lo exactly (constants derived in 300-bit arithmetic,
+    // then split in high and low halves).
+    constexpr double Kh = 0x1.9884530000000p+0, Kl = 0x1.ea1b288000000p-27;  // K = 2c
+    constexpr double Ah = 0x1.2444f28000000p-4, Al = 0x1.26c5a58000000p-31;  // Ka_hi
+    constexpr double Ka_hi = 0x1.2444f2a4d8b4bp-4, Ka_lo = 0x1.8c95337d724e0p-62;
+    static_assert(c == 0x1.9884533d43651p-1 && a == 0x1.6e4e26d4801f7p-5, "constants of gelu_tanh");
+    const T xv = detail::clamp(x, T(-40), T(40));  // beyond, the result is x or -0 anyway
+    const T xh = detail::high_half(xv), xl = xv - xh;
+    const T s_hi = xh * xh, s_lo = xl * (xv + xh);  // x^2
+    const T sh = detail::high_half(s_hi), sl = s_hi - sh;
+    const T t0 = xh * sh;                                            // exact
+    const T t1 = (xh * sl + xl * sh) + (xl * sl + xv * s_lo);        // x^3 = t0 + t1
+    const T t0h = detail::high_half(t0), t0l = t0 - t0h;
+    const T p1 = Ah * t0h, q1 = Kh * xh;                             // the two largest terms, exact
+    const T sum = p1 + q1, bb = sum - p1;
+    const T err = (p1 - (sum - bb)) + (q1 - bb);                     // two-sum
+    const T rest = ((Ah * t0l + Al * t0h) + (Al * t0l + Ka_hi * t1 + Ka_lo * t0)) + ((Kh * xl + Kl * xh) + Kl * xl);
+    const T v_hi = sum + (err + rest);
+    const T v_lo = (sum - v_hi) + (err + rest);
+    // -|v| (v has the sign of x), clamped to the range of exp_split
+    const T nh = detail::select(xv >= T(0), -v_hi, v_hi), nl = detail::select(xv >= T(0), -v_lo, v_lo);
+    hi = detail::select(nh < F::exp_lo, F::exp_lo, nh);
+    lo = detail::select(nh < F::exp_lo, T(0), nl);
   }
   const T xn = detail::select(x < F::exp_lo, F::exp_lo, x);  // x e^v underflows below anyway
   T y;
