@@ -11,7 +11,8 @@ float / double, and the weighted error is re-evaluated with the rounded
 coefficients (in exact arithmetic: the rounding of the evaluation itself is
 not included; the C++ tests measure the total).
 
-Run:  python3 bench/math/fit_coefficients.py  (needs only mpmath; ~1 minute)
+Run:  python3 bench/math/fit_coefficients.py [name ...]  (needs only mpmath; ~15 minutes,
+      most of it the degree-25 double erfc fit; names: exp_f, exp_d, erfc_d, ...)
 It prints C++ hex-float literals, which were pasted into vector_math.hpp.
 """
 import struct
