@@ -6,10 +6,11 @@ For each kernel it finds the polynomial sum_k c_k v^k that minimizes the
 maximum *weighted* error  max |w(v) (f(v) - p(v))|  over a dense Chebyshev
 grid of the reduced interval, where f and w are chosen so that the weighted
 error is the relative error that the kernel contributes to the final result
-(see each entry below). The coefficients are then rounded to the nearest
-float / double, and the weighted error is re-evaluated with the rounded
-coefficients (in exact arithmetic: the rounding of the evaluation itself is
-not included; the C++ tests measure the total).
+(see each entry below). The coefficients are then rounded to float / double
+one at a time, lowest degree first, the remaining ones refitted each time,
+and the weighted error is re-evaluated with the rounded coefficients (in
+exact arithmetic: the rounding of the evaluation itself is not included; the
+C++ tests measure the total).
 
 Run:  python3 bench/math/fit_coefficients.py [name ...]  (needs only mpmath; ~15 minutes,
       most of it the degree-25 double erfc fit; names: exp_f, exp_d, erfc_d, ...)
