@@ -213,8 +213,9 @@ TEST_CASE("error: fx::eval into a target that overlaps an operand through a diff
   auto t = random_tensor<float>({3, 3}, 14);
   CHECK_THROWS_WITH_AS(fx::eval(t.transpose(0, 1), t * 2.0f),
                        doctest::Contains("fusedsl: placeholder \"eval target\" is written and shares memory with a "
-                                         "tensor of shape [3, 3] read through a different view: the result would "
-                                         "depend on the order of the writes; copy the operand first"),
+                                         "tensor of shape [3, 3] through a different view (sizes [3, 3], strides "
+                                         "[1, 3] vs sizes [3, 3], strides [3, 1]): the result would depend on the "
+                                         "order of the writes"),
                        fusedsl::error);
   // Shapes that do not broadcast, in eval.
   const auto u = random_tensor<float>({4}, 15);

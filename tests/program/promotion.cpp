@@ -128,10 +128,10 @@ TEST_CASE("a value is converted to the target's dtype when stored (truncation, r
   fx::tensor<float> tf({4}), rf({4});
   prog.run(fx::cpu, x(tx), i(ti), as_i8(t8), as_bf16(tb), as_f64(td), as_f32(tf));
   fx::run_reference(prog, x(tx), i(ti), as_i8(r8), as_bf16(rb), as_f64(rd), as_f32(rf));
-  FUSEDSL_CHECK_CLOSE(t8.view(), r8.view(), tolerance{0, 0});
-  FUSEDSL_CHECK_CLOSE(tb.view(), rb.view(), tolerance{0, 0});
-  FUSEDSL_CHECK_CLOSE(td.view(), rd.view(), tolerance{0, 0});
-  FUSEDSL_CHECK_CLOSE(tf.view(), rf.view(), tolerance{0, 0});
+  FUSEDSL_CHECK_CLOSE(t8.view(), r8.view(), (tolerance{0, 0}));
+  FUSEDSL_CHECK_CLOSE(tb.view(), rb.view(), (tolerance{0, 0}));
+  FUSEDSL_CHECK_CLOSE(td.view(), rd.view(), (tolerance{0, 0}));
+  FUSEDSL_CHECK_CLOSE(tf.view(), rf.view(), (tolerance{0, 0}));
   const std::int8_t want8[] = {12, -25, 0, 30};
   const double want64[] = {21, -21, 3000000, 0};
   const float want32[] = {3.5f, -3.5f, 500000.0f, 0.0f};
