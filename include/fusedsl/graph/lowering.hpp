@@ -239,7 +239,10 @@ constexpr void lower_statement(lowering& state) {
   const bool in_place = target.version > 0 || target.holds_value;
   // The value broadcasts into the target: aligned symbols are equal.
   while (value.size() > target.axes.size() && value.front() == unit_axis) value.erase(value.begin());
-  const bool direct = makes_node<V> && value.size() == target.axes.size();
+  // The value's own node writes the target when it covers it one to one: no
+  // kept reduced (size-1) axis would have to broadcast into the target.
+  bool direct = makes_node<V> && value.size() == target.axes.size();
+  for (int v : value) direct = direct && v != unit_axis;
   for (std::size_t i = 0; i < value.size() && i < target.axes.size(); ++i) {
     const int v = value[value.size() - 1 - i];
     if (v != unit_axis) state.unite(v, target.axes[target.axes.size() - 1 - i]);

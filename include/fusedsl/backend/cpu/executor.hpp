@@ -114,6 +114,14 @@ struct call_state {
   }
 };
 
+/// The expression a node's loop evaluates: a statement's whole value
+/// (K < 0), or a distinct node's operand.
+template <int K, class N>
+constexpr const auto& loop_expression_of(const N& node) {
+  if constexpr (K < 0) return node;
+  else return detail::loop_expression(node);
+}
+
 /// False for reductions that drop their reduced axes.
 template <class N>
 inline constexpr bool keeps_reduced_axes = true;
@@ -128,18 +136,20 @@ void describe(call_state<P>& call, detail::node_runtime& n) {
   using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements))>::target_type;
   const detail::shape_context<P> shapes{call.leaves};
   const auto& target = call.leaves.template slot<Target>().view;
-  const auto& expr = detail::loop_expression(node);
+  // A statement's own node (K < 0) is pointwise over the target, its value
+  // inlined (or, when the value is a node of its own, read from that node).
+  const auto& expr = loop_expression_of<K>(node);
   n.statement = S;
   n.distinct = K;
-  n.reduction = is_reduction_node<N>;
-  if constexpr (is_reduction_node<N>) {
+  n.reduction = K >= 0 && is_reduction_node<N>;
+  if constexpr (K >= 0 && is_reduction_node<N>) {
     n.space = shapes.shape_of(node.arg);
     n.reduced_mask = detail::reduced_axes_mask<N>(n.space.rank());
     n.out_sizes = detail::reduced_shape<N>(n.space);
     n.outer = 1, n.inner = 1;
     for (int d = 0; d < n.space.rank(); ++d) (n.reduced_mask & (1u << d) ? n.inner : n.outer) *= n.space[d];
   } else {
-    n.space = n.writes_target && !makes_node<N> ? target.sizes() : shapes.shape_of(expr);
+    n.space = K < 0 ? target.sizes() : shapes.shape_of(expr);
     n.reduced_mask = 0;
     n.out_sizes = n.space;
     n.outer = n.space.numel();
@@ -158,7 +168,7 @@ void describe(call_state<P>& call, detail::node_runtime& n) {
     // The target's strides over the value's axes, then over the space (a
     // reduction's dropped axes are not in its value).
     const shape value_strides = detail::broadcast_strides(target.sizes(), target.strides(), n.out_sizes);
-    constexpr bool keeps_axes = keeps_reduced_axes<N>;
+    constexpr bool keeps_axes = K < 0 || keeps_reduced_axes<N>;
     n.out.strides = shape{};
     for (int d = 0, v = 0; d < n.space.rank(); ++d) {
       const bool reduced = n.reduced_mask & (1u << d);
@@ -205,20 +215,31 @@ void collect(call_state<P>& call, const E& e, detail::node_runtime& n) {
 /// How a node's loop runs inside a tile or alone.
 enum class loop_kind { elements, rows, columns, split };
 
-/// Runs node (S, K) over [begin, end) of its own units (elements or rows).
+/// Runs node (S, K) over [begin, end) of its own units (elements or rows),
+/// storing `Out` elements.
+template <class Out, int K, class N>
+void run_loop(const N& node, const detail::node_runtime& n, const tile_operands& t, loop_kind kind, std::int64_t begin,
+              std::int64_t end) {
+  if constexpr (K >= 0 && is_reduction_node<N>) {
+    if (kind == loop_kind::columns) reduction_columns<Out>(node, n, t, begin, end);
+    else if (kind == loop_kind::split) reduction_split<Out>(node, n, t);
+    else reduction_rows<Out>(node, n, t, begin, end);
+  } else {
+    pointwise_range<Out>(loop_expression_of<K>(node), n, t, begin, end);
+  }
+}
+
+/// Runs node (S, K): a node that writes its statement's target stores the
+/// target's element type (the value converts as it is stored), any other
+/// node its own value's.
 template <std::size_t S, int K, class P>
 void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, loop_kind kind,
               std::int64_t begin, std::int64_t end) {
   const auto& node = detail::node_expression<S, K>(prog);
   using N = std::remove_cvref_t<decltype(node)>;
-  using Out = element_t<N::value_dtype>;
-  if constexpr (is_reduction_node<N>) {
-    if (kind == loop_kind::columns) reduction_columns<Out>(node, n, t, begin, end);
-    else if (kind == loop_kind::split) reduction_split<Out>(node, n, t);
-    else reduction_rows<Out>(node, n, t, begin, end);
-  } else {
-    pointwise_range<Out>(detail::loop_expression(node), n, t, begin, end);
-  }
+  using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
+  if (n.writes_target) run_loop<typename Target::element_type, K>(node, n, t, kind, begin, end);
+  else if constexpr (K >= 0) run_loop<element_t<N::value_dtype>, K>(node, n, t, kind, begin, end);
 }
 
 /// Compile-time table of the nodes (S, K) of program `P`: K in [-1, distinct count of S).
