@@ -14,6 +14,8 @@ int main() {
   constexpr fx::out<"y", float, 2> y;
   constexpr auto softmax = fx::program{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
                                            fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+  // The fusion plan is computed while compiling: softmax is one kernel.
+  static_assert(fx::kernel_count(softmax) == 1);
 
   // Inputs: sizes are run-time values.
   const fx::shape sizes{3, 5};
@@ -25,7 +27,8 @@ int main() {
   softmax.run(fx::cpu, x(input), y(result));
   fx::run_reference(softmax, x(input), y(expected));  // the oracle, in double precision
 
-  std::printf("program:  y = %s\n\n", fx::to_string(softmax.statements[boost::hana::size_c<0>].value).c_str());
+  std::printf("program:  y = %s\n", fx::to_string(softmax.statements[boost::hana::size_c<0>].value).c_str());
+  std::printf("kernels:  %d (checked at compile time)\n\n", fx::kernel_count(softmax));
   double worst = 0;
   for (std::int64_t r = 0; r < sizes[0]; ++r) {
     std::printf("x[%lld] =", static_cast<long long>(r));
