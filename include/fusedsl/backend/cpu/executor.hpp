@@ -247,7 +247,6 @@ template <class P>
 struct node_table {
   using describe_fn = void (*)(call_state<P>&, detail::node_runtime&);
   using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, loop_kind, std::int64_t, std::int64_t);
-  using element_size_fn = std::size_t;
 
   static constexpr std::size_t statement_count = decltype(hana::length(std::declval<P>().statements))::value;
   template <std::size_t S>
