@@ -19,19 +19,19 @@
 #include <omp.h>  // omp_get_max_threads
 
 #include <fusedsl/backend/cpu/kernels.hpp>           // pointwise_range, reduction_rows, ...
-#include <fusedsl/graph/lowering.hpp>                // lower, graph_of
 #include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
+#include <fusedsl/program/detail/group_schedule.hpp> // group_schedule, make_group_schedule
 #include <fusedsl/program/detail/nodes.hpp>          // node_runtime, node_expression
 #include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
 #include <fusedsl/program/program.hpp>               // program
 #include <fusedsl/program/target.hpp>                // cpu_target, executor
-#include <fusedsl/schedule/fuse_nodes.hpp>           // fuse_nodes
 
 namespace fusedsl {
 
 namespace cpu_detail {
 
 using detail::address;
+using detail::group_schedule;
 
 /// Elements a tile covers: small enough that a tile of every node of a
 /// group stays in the L2 cache, large enough to amortise the per-node setup.
@@ -39,52 +39,6 @@ inline constexpr std::int64_t tile_elements = 8192;
 
 /// How one group of the plan runs.
 enum class group_mode { tiles_of_elements, tiles_of_rows, node_by_node };
-
-/// The plan of program `P` as the executor uses it: groups of lowered
-/// node positions, and which of their outputs stay inside the group.
-struct schedule {
-  struct group {
-    std::vector<int> nodes;         ///< positions in the lowering, in execution order
-    std::vector<bool> kernel_local; ///< per node of the group
-  };
-  std::vector<group> groups;
-  std::vector<int> statement, distinct;  ///< per lowered node
-  std::vector<bool> writes_target;
-};
-
-template <class P>
-schedule make_schedule(bool fuse) {
-  const lowering_detail::lowering lowered = lower<P>();
-  const graph g = graph_of<P>();
-  schedule result;
-  for (const auto& n : lowered.nodes) {
-    result.statement.push_back(n.statement);
-    result.distinct.push_back(n.distinct);
-    result.writes_target.push_back(n.writes_target);
-  }
-  const auto position = [&](const std::string& name) {
-    for (std::size_t i = 0; i < lowered.nodes.size(); ++i)
-      if (lowered.nodes[i].buffer == name) return static_cast<int>(i);
-    throw error("fusedsl: internal: the plan names a node \"" + name + "\" that the lowering does not have");
-  };
-  const plan p = fuse_nodes(g);
-  for (const fused_group& fg : p.groups) {
-    std::vector<int> members;
-    for (int id : fg.nodes) members.push_back(position(g.node(id).name));
-    std::sort(members.begin(), members.end());  // lowering order is a topological order
-    if (!fuse) {
-      for (int m : members) result.groups.push_back({{m}, {false}});
-      continue;
-    }
-    schedule::group sg{members, std::vector<bool>(members.size(), false)};
-    for (int b : fg.kernel_local)
-      for (std::size_t i = 0; i < members.size(); ++i)
-        if (lowered.nodes[static_cast<std::size_t>(members[i])].buffer == p.buffer_names[static_cast<std::size_t>(b)])
-          sg.kernel_local[i] = true;
-    result.groups.push_back(sg);
-  }
-  return result;
-}
 
 /// A buffer of the call for one node's output: memory or a scratch slot.
 struct buffer_home {
@@ -99,7 +53,7 @@ template <class P>
 struct call_state {
   const P& prog;
   detail::bound_leaves<P>& leaves;
-  const schedule& plan;
+  const group_schedule& plan;
   std::vector<detail::node_runtime> nodes;  ///< per lowered node
   std::vector<buffer_home> homes;           ///< per lowered node
   std::vector<std::vector<std::byte>>& pool;
@@ -315,7 +269,7 @@ inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& me
 
 /// Runs one group of the schedule.
 template <class P>
-void run_group(call_state<P>& call, const schedule::group& g, bool fuse) {
+void run_group(call_state<P>& call, const group_schedule::group& g, bool fuse) {
   using table = node_table<P>;
   const std::size_t count = g.nodes.size();
   std::vector<typename table::entry> entries;
@@ -422,9 +376,9 @@ struct executor<cpu_target> {
     using P = program<Statements...>;
     auto leaves = detail::bind_leaves(prog, device::cpu, bindings...);
     hana::for_each(prog.statements, [&](const auto& s) { detail::prepare_statement<P>(s, leaves, device::cpu); });
-    static const cpu_detail::schedule fused = cpu_detail::make_schedule<P>(true);
-    static const cpu_detail::schedule unfused = cpu_detail::make_schedule<P>(false);
-    const cpu_detail::schedule& plan = target.fuse ? fused : unfused;
+    static const detail::group_schedule fused = detail::make_group_schedule<P>(true);
+    static const detail::group_schedule unfused = detail::make_group_schedule<P>(false);
+    const detail::group_schedule& plan = target.fuse ? fused : unfused;
     thread_local std::vector<std::vector<std::byte>> pool;
     pool.resize(plan.statement.size());
     cpu_detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
