@@ -20,7 +20,7 @@
 
 #include <fusedsl/backend/cpu/kernels.hpp>           // pointwise_range, reduction_rows, ...
 #include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
-#include <fusedsl/program/detail/group_schedule.hpp> // group_schedule, make_group_schedule
+#include <fusedsl/program/detail/describe_nodes.hpp> // call_state, describe, find_node_entry
 #include <fusedsl/program/detail/nodes.hpp>          // node_runtime, node_expression
 #include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
 #include <fusedsl/program/program.hpp>               // program
@@ -31,6 +31,8 @@ namespace fusedsl {
 namespace cpu_detail {
 
 using detail::address;
+using detail::buffer_home;
+using detail::call_state;
 using detail::group_schedule;
 
 /// Elements a tile covers: small enough that a tile of every node of a
@@ -39,132 +41,6 @@ inline constexpr std::int64_t tile_elements = 8192;
 
 /// How one group of the plan runs.
 enum class group_mode { tiles_of_elements, tiles_of_rows, node_by_node };
-
-/// A buffer of the call for one node's output: memory or a scratch slot.
-struct buffer_home {
-  void* data = nullptr;
-  int scratch = -1;
-  std::int64_t per_outer = 0;
-  shape sizes, strides;  ///< the buffer's shape and (memory or tile-relative) strides
-};
-
-/// Everything one call keeps while it runs.
-template <class P>
-struct call_state {
-  const P& prog;
-  detail::bound_leaves<P>& leaves;
-  const group_schedule& plan;
-  std::vector<detail::node_runtime> nodes;  ///< per lowered node
-  std::vector<buffer_home> homes;           ///< per lowered node
-  std::vector<std::vector<std::byte>>& pool;
-
-  /// Position of node (s, k) in the lowering.
-  int position(int s, int k) const {
-    for (std::size_t i = 0; i < plan.statement.size(); ++i)
-      if (plan.statement[i] == s && plan.distinct[i] == k && (k >= 0 || plan.writes_target[i])) return static_cast<int>(i);
-    for (std::size_t i = 0; i < plan.statement.size(); ++i)  // the value node of s is its target writer
-      if (plan.statement[i] == s && plan.writes_target[i]) return static_cast<int>(i);
-    return -1;
-  }
-};
-
-/// The expression a node's loop evaluates: a statement's whole value
-/// (K < 0), or a distinct node's operand.
-template <int K, class N>
-constexpr const auto& loop_expression_of(const N& node) {
-  if constexpr (K < 0) return node;
-  else return detail::loop_expression(node);
-}
-
-/// False for reductions that drop their reduced axes.
-template <class N>
-inline constexpr bool keeps_reduced_axes = true;
-template <class Op, class Axes, bool Keep, class Arg>
-inline constexpr bool keeps_reduced_axes<reduce<Op, Axes, Keep, Arg>> = Keep;
-
-/// Fills `n` for node (S, K): its space, its output's home, its leaves.
-template <std::size_t S, int K, class P>
-void describe(call_state<P>& call, detail::node_runtime& n) {
-  const auto& node = detail::node_expression<S, K>(call.prog);
-  using N = std::remove_cvref_t<decltype(node)>;
-  using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements))>::target_type;
-  const detail::shape_context<P> shapes{call.leaves};
-  const auto& target = call.leaves.template slot<Target>().view;
-  // A statement's own node (K < 0) is pointwise over the target, its value
-  // inlined (or, when the value is a node of its own, read from that node).
-  const auto& expr = loop_expression_of<K>(node);
-  n.statement = S;
-  n.distinct = K;
-  n.reduction = K >= 0 && is_reduction_node<N>;
-  if constexpr (K >= 0 && is_reduction_node<N>) {
-    n.space = shapes.shape_of(node.arg);
-    n.reduced_mask = detail::reduced_axes_mask<N>(n.space.rank());
-    n.out_sizes = detail::reduced_shape<N>(n.space);
-    n.outer = 1, n.inner = 1;
-    for (int d = 0; d < n.space.rank(); ++d) (n.reduced_mask & (1u << d) ? n.inner : n.outer) *= n.space[d];
-  } else {
-    n.space = K < 0 ? target.sizes() : shapes.shape_of(expr);
-    n.reduced_mask = 0;
-    n.out_sizes = n.space;
-    n.outer = n.space.numel();
-    n.inner = 1;
-  }
-  // The output over the space: the buffer's strides, 0 on reduced axes.
-  const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, K))];
-  shape keep = n.space;
-  for (int d = 0; d < keep.rank(); ++d)
-    if (n.reduced_mask & (1u << d)) keep[d] = 1;
-  if (n.writes_target) {
-    if (detail::fit_rank(n.out_sizes, target.rank()) != target.sizes())
-      throw error("fusedsl: the statement writing " + detail::describe_leaf<Target>() + " computes a reduction of shape " +
-                  to_string(n.out_sizes) + " but the target has shape " + to_string(target.sizes()) +
-                  ": a reduction can only be assigned to a target of its own shape (reduce into an fx::local first)");
-    // The target's strides over the value's axes, then over the space (a
-    // reduction's dropped axes are not in its value).
-    const shape value_strides = detail::broadcast_strides(target.sizes(), target.strides(), n.out_sizes);
-    constexpr bool keeps_axes = K < 0 || keeps_reduced_axes<N>;
-    n.out.strides = shape{};
-    for (int d = 0, v = 0; d < n.space.rank(); ++d) {
-      const bool reduced = n.reduced_mask & (1u << d);
-      n.out.strides.push_back(reduced ? 0 : value_strides[v]);
-      if (!reduced || keeps_axes) ++v;
-    }
-    n.out.data = static_cast<void*>(target.data());
-  } else {
-    n.out = {home.data, home.scratch, detail::broadcast_strides(keep, contiguous_strides(keep), n.space), home.per_outer};
-  }
-  // The leaves, in evaluate's slot order.
-  n.leaves.assign(leaf_slots<std::remove_cvref_t<decltype(expr)>>(), address{});
-  collect<S, 0>(call, expr, n);
-}
-
-/// The address of leaf `e` over `n.space` into `n.leaves[First]`, and the
-/// leaves below it for inlined nodes.
-template <std::size_t S, std::size_t First, class P, class E>
-void collect(call_state<P>& call, const E& e, detail::node_runtime& n) {
-  if constexpr (is_inlined<E>) {
-    hana::unpack(hana::make_range(hana::size_c<0>, hana::size_c<E::op::arity>), [&](auto... i) {
-      (collect<S, detail::operand_first_slot<E, First, decltype(i)::value>()>(call, hana::at(e.args, i), n), ...);
-    });
-  } else if constexpr (!is_constant_node<E>) {
-    address& a = n.leaves[First];
-    if constexpr (makes_node<E>) {
-      using V = std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements).value)>;
-      constexpr int k = static_cast<int>(hana::index_if(distinct_nodes<V>(), hana::equal.to(hana::type_c<E>)).value().value);
-      const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, k))];
-      a = {home.data, home.scratch, detail::broadcast_strides(home.sizes, home.strides, n.space), home.per_outer};
-    } else if constexpr (requires { e.view; }) {
-      a = {const_cast<void*>(static_cast<const void*>(e.view.data())), -1,
-           detail::broadcast_strides(e.view.sizes(), e.view.strides(), n.space), 0};
-    } else if constexpr (requires { E::role_of; }) {
-      const auto& v = call.leaves.template slot<E>().view;
-      a = {const_cast<void*>(static_cast<const void*>(v.data())), -1, detail::broadcast_strides(v.sizes(), v.strides(), n.space), 0};
-    } else {  // a param: one value, stride 0 everywhere
-      a = {static_cast<void*>(&call.leaves.template slot<E>().value), -1, shape{}, 0};
-      for (int d = 0; d < n.space.rank(); ++d) a.strides.push_back(0);
-    }
-  }
-}
 
 /// How a node's loop runs inside a tile or alone.
 enum class loop_kind { elements, rows, columns, split };
@@ -179,7 +55,7 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
     else if (kind == loop_kind::split) reduction_split<Out>(node, n, t);
     else reduction_rows<Out>(node, n, t, begin, end);
   } else {
-    pointwise_range<Out>(loop_expression_of<K>(node), n, t, begin, end);
+    pointwise_range<Out>(detail::loop_expression_of<K>(node), n, t, begin, end);
   }
 }
 
@@ -196,42 +72,18 @@ void run_node(const P& prog, const detail::node_runtime& n, const tile_operands&
   else if constexpr (K >= 0) run_loop<element_t<N::value_dtype>, K>(node, n, t, kind, begin, end);
 }
 
-/// Compile-time table of the nodes (S, K) of program `P`: K in [-1, distinct count of S).
+/// The entry points of node (S, K) of program `P` in the CPU executor.
 template <class P>
-struct node_table {
+struct cpu_node_entry {
   using describe_fn = void (*)(call_state<P>&, detail::node_runtime&);
   using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, loop_kind, std::int64_t, std::int64_t);
-
-  static constexpr std::size_t statement_count = decltype(hana::length(std::declval<P>().statements))::value;
-  template <std::size_t S>
-  static constexpr int distinct_count =
-      decltype(hana::length(distinct_nodes<std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>>()))::value;
-
-  struct entry {
-    describe_fn describe;
-    run_fn run;
-    std::size_t element_size;
-  };
+  describe_fn describe = nullptr;
+  run_fn run = nullptr;
+  std::size_t element_size = 0;
 
   template <std::size_t S, int K>
-  static constexpr entry make() {
-    using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
-    return {&cpu_detail::describe<S, K, P>, &run_node<S, K, P>, sizeof(element_t<N::value_dtype>)};
-  }
-
-  /// The entry of node (s, k).
-  static entry find(int s, int k) { return find_from<0>(s, k); }
-
- private:
-  template <std::size_t S>
-  static entry find_from(int s, int k) {
-    if constexpr (S < statement_count) return s == static_cast<int>(S) ? find_in<S, -1>(k) : find_from<S + 1>(s, k);
-    else return entry{};
-  }
-  template <std::size_t S, int K>
-  static entry find_in(int k) {
-    if constexpr (K < distinct_count<S>) return k == K ? make<S, K>() : find_in<S, K + 1>(k);
-    else return entry{};
+  static cpu_node_entry make() {
+    return {&detail::describe<S, K, P>, &run_node<S, K, P>, detail::node_element_size<P, S, K>};
   }
 };
 
@@ -269,12 +121,12 @@ inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& me
 
 /// Runs one group of the schedule.
 template <class P>
-void run_group(call_state<P>& call, const group_schedule::group& g, bool fuse) {
-  using table = node_table<P>;
+void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, const group_schedule::group& g, bool fuse) {
+  using entry = cpu_node_entry<P>;
   const std::size_t count = g.nodes.size();
-  std::vector<typename table::entry> entries;
+  std::vector<entry> entries;
   for (int m : g.nodes)
-    entries.push_back(table::find(call.plan.statement[static_cast<std::size_t>(m)], call.plan.distinct[static_cast<std::size_t>(m)]));
+    entries.push_back(detail::find_node_entry<P, entry>(call.plan.statement[static_cast<std::size_t>(m)], call.plan.distinct[static_cast<std::size_t>(m)]));
 
   // Spaces first (homes are needed before leaves, so describe twice: once for shapes).
   for (std::size_t i = 0; i < count; ++i) {
@@ -309,7 +161,7 @@ void run_group(call_state<P>& call, const group_schedule::group& g, bool fuse) {
       home.strides = contiguous_strides(n.out_sizes);
       scratch_bytes.push_back(static_cast<std::size_t>(tile * home.per_outer) * entries[i].element_size);
     } else {
-      auto& bytes = call.pool[m];
+      auto& bytes = pool[m];
       bytes.resize(static_cast<std::size_t>(numel) * entries[i].element_size);
       home.data = bytes.data();
       home.strides = contiguous_strides(n.out_sizes);
@@ -381,9 +233,9 @@ struct executor<cpu_target> {
     const detail::group_schedule& plan = target.fuse ? fused : unfused;
     thread_local std::vector<std::vector<std::byte>> pool;
     pool.resize(plan.statement.size());
-    cpu_detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
-                                   std::vector<cpu_detail::buffer_home>(plan.statement.size()), pool};
-    for (const auto& g : plan.groups) cpu_detail::run_group(call, g, target.fuse);
+    detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
+                                   std::vector<detail::buffer_home>(plan.statement.size())};
+    for (const auto& g : plan.groups) cpu_detail::run_group(call, pool, g, target.fuse);
   }
 };
 

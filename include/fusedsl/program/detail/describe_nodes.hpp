@@ -1,0 +1,177 @@
+/// @file describe_nodes.hpp
+/// What every backend does on the host before it launches a group: each
+/// node of the group described for this call (its iteration space, where
+/// its output goes, where each of its leaves is read), from the program's
+/// bound tensors and the homes of the buffers between nodes. Backend
+/// neutral: a backend decides the homes (memory or a scratch slot of its
+/// kernel) and runs the loops.
+#pragma once
+#include <cstddef>      // std::size_t
+#include <type_traits>  // std::remove_cvref_t
+#include <vector>       // std::vector
+
+#include <fusedsl/core/hana.hpp>                          // hana::at_c, hana::unpack
+#include <fusedsl/program/detail/bound_leaves.hpp>        // bound_leaves, describe_leaf
+#include <fusedsl/program/detail/group_schedule.hpp>      // group_schedule
+#include <fusedsl/program/detail/nodes.hpp>               // node_runtime, address, node_expression
+#include <fusedsl/program/detail/run_statement.hpp>       // fit_rank
+#include <fusedsl/program/detail/statement_context.hpp>   // shape_context
+
+namespace fusedsl::detail {
+
+/// A buffer of the call for one node's output: memory or a scratch slot.
+struct buffer_home {
+  void* data = nullptr;
+  int scratch = -1;
+  std::int64_t per_outer = 0;
+  shape sizes, strides;  ///< the buffer's shape and (memory or tile-relative) strides
+};
+
+/// What one call knows about its nodes while it runs.
+template <class P>
+struct call_state {
+  const P& prog;
+  bound_leaves<P>& leaves;
+  const group_schedule& plan;
+  std::vector<node_runtime> nodes;  ///< per lowered node
+  std::vector<buffer_home> homes;   ///< per lowered node, decided by the backend
+
+  /// Position of node (s, k) in the lowering.
+  int position(int s, int k) const {
+    for (std::size_t i = 0; i < plan.statement.size(); ++i)
+      if (plan.statement[i] == s && plan.distinct[i] == k && (k >= 0 || plan.writes_target[i])) return static_cast<int>(i);
+    for (std::size_t i = 0; i < plan.statement.size(); ++i)  // the value node of s is its target writer
+      if (plan.statement[i] == s && plan.writes_target[i]) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+/// The expression a node's loop evaluates: a statement's whole value
+/// (K < 0), or a distinct node's operand.
+template <int K, class N>
+constexpr const auto& loop_expression_of(const N& node) {
+  if constexpr (K < 0) return node;
+  else return loop_expression(node);
+}
+
+/// False for reductions that drop their reduced axes.
+template <class N>
+inline constexpr bool keeps_reduced_axes = true;
+template <class Op, class Axes, bool Keep, class Arg>
+inline constexpr bool keeps_reduced_axes<reduce<Op, Axes, Keep, Arg>> = Keep;
+
+/// Fills `n` for node (S, K): its space, its output's home, its leaves.
+template <std::size_t S, int K, class P>
+void describe(call_state<P>& call, node_runtime& n) {
+  const auto& node = node_expression<S, K>(call.prog);
+  using N = std::remove_cvref_t<decltype(node)>;
+  using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements))>::target_type;
+  const shape_context<P> shapes{call.leaves};
+  const auto& target = call.leaves.template slot<Target>().view;
+  // A statement's own node (K < 0) is pointwise over the target, its value
+  // inlined (or, when the value is a node of its own, read from that node).
+  const auto& expr = loop_expression_of<K>(node);
+  n.statement = S;
+  n.distinct = K;
+  n.reduction = K >= 0 && is_reduction_node<N>;
+  if constexpr (K >= 0 && is_reduction_node<N>) {
+    n.space = shapes.shape_of(node.arg);
+    n.reduced_mask = reduced_axes_mask<N>(n.space.rank());
+    n.out_sizes = reduced_shape<N>(n.space);
+    n.outer = 1, n.inner = 1;
+    for (int d = 0; d < n.space.rank(); ++d) (n.reduced_mask & (1u << d) ? n.inner : n.outer) *= n.space[d];
+  } else {
+    n.space = K < 0 ? target.sizes() : shapes.shape_of(expr);
+    n.reduced_mask = 0;
+    n.out_sizes = n.space;
+    n.outer = n.space.numel();
+    n.inner = 1;
+  }
+  // The output over the space: the buffer's strides, 0 on reduced axes.
+  const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, K))];
+  shape keep = n.space;
+  for (int d = 0; d < keep.rank(); ++d)
+    if (n.reduced_mask & (1u << d)) keep[d] = 1;
+  if (n.writes_target) {
+    if (fit_rank(n.out_sizes, target.rank()) != target.sizes())
+      throw error("fusedsl: the statement writing " + describe_leaf<Target>() + " computes a reduction of shape " +
+                  to_string(n.out_sizes) + " but the target has shape " + to_string(target.sizes()) +
+                  ": a reduction can only be assigned to a target of its own shape (reduce into an fx::local first)");
+    // The target's strides over the value's axes, then over the space (a
+    // reduction's dropped axes are not in its value).
+    const shape value_strides = broadcast_strides(target.sizes(), target.strides(), n.out_sizes);
+    constexpr bool keeps_axes = K < 0 || keeps_reduced_axes<N>;
+    n.out.strides = shape{};
+    for (int d = 0, v = 0; d < n.space.rank(); ++d) {
+      const bool reduced = n.reduced_mask & (1u << d);
+      n.out.strides.push_back(reduced ? 0 : value_strides[v]);
+      if (!reduced || keeps_axes) ++v;
+    }
+    n.out.data = static_cast<void*>(target.data());
+  } else {
+    n.out = {home.data, home.scratch, broadcast_strides(keep, contiguous_strides(keep), n.space), home.per_outer};
+  }
+  // The leaves, in evaluate's slot order.
+  n.leaves.assign(leaf_slots<std::remove_cvref_t<decltype(expr)>>(), address{});
+  collect<S, 0>(call, expr, n);
+}
+
+/// The address of leaf `e` over `n.space` into `n.leaves[First]`, and the
+/// leaves below it for inlined nodes.
+template <std::size_t S, std::size_t First, class P, class E>
+void collect(call_state<P>& call, const E& e, node_runtime& n) {
+  if constexpr (is_inlined<E>) {
+    hana::unpack(hana::make_range(hana::size_c<0>, hana::size_c<E::op::arity>), [&](auto... i) {
+      (collect<S, operand_first_slot<E, First, decltype(i)::value>()>(call, hana::at(e.args, i), n), ...);
+    });
+  } else if constexpr (!is_constant_node<E>) {
+    address& a = n.leaves[First];
+    if constexpr (makes_node<E>) {
+      using V = std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements).value)>;
+      constexpr int k = static_cast<int>(hana::index_if(distinct_nodes<V>(), hana::equal.to(hana::type_c<E>)).value().value);
+      const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, k))];
+      a = {home.data, home.scratch, broadcast_strides(home.sizes, home.strides, n.space), home.per_outer};
+    } else if constexpr (requires { e.view; }) {
+      a = {const_cast<void*>(static_cast<const void*>(e.view.data())), -1,
+           broadcast_strides(e.view.sizes(), e.view.strides(), n.space), 0};
+    } else if constexpr (requires { E::role_of; }) {
+      const auto& v = call.leaves.template slot<E>().view;
+      a = {const_cast<void*>(static_cast<const void*>(v.data())), -1, broadcast_strides(v.sizes(), v.strides(), n.space), 0};
+    } else {  // a param: one value, stride 0 everywhere
+      a = {static_cast<void*>(&call.leaves.template slot<E>().value), -1, shape{}, 0};
+      for (int d = 0; d < n.space.rank(); ++d) a.strides.push_back(0);
+    }
+  }
+}
+
+/// Number of statements of program `P`.
+template <class P>
+inline constexpr std::size_t statement_count = decltype(hana::length(std::declval<P>().statements))::value;
+
+/// Number of distinct nodes (reductions, realized values) of statement `S` of `P`.
+template <class P, std::size_t S>
+inline constexpr int distinct_count =
+    decltype(hana::length(distinct_nodes<std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>>()))::value;
+
+/// Bytes per element of node (S, K)'s own value.
+template <class P, std::size_t S, int K>
+inline constexpr std::size_t node_element_size =
+    sizeof(element_t<std::remove_cvref_t<decltype(node_expression<S, K>(std::declval<const P&>()))>::value_dtype>);
+
+/// `Entry::template make<S, K>()` for the node (s, k) of program `P` known
+/// only at run time (K in [-1, distinct count of S)); `Entry{}` when `P` has
+/// no such node. Backends keep their per-node entry points this way.
+/// (Plain recursion, no generic lambdas: nvcc's front end compiles it too.)
+template <class P, class Entry, std::size_t S = 0, int K = -1>
+Entry find_node_entry(int s, int k) {
+  if constexpr (S >= statement_count<P>) {
+    return Entry{};
+  } else if constexpr (K >= distinct_count<P, S>) {
+    return find_node_entry<P, Entry, S + 1, -1>(s, k);
+  } else {
+    if (s == static_cast<int>(S) && k == K) return Entry::template make<S, K>();
+    return s == static_cast<int>(S) ? find_node_entry<P, Entry, S, K + 1>(s, k) : find_node_entry<P, Entry, S + 1, -1>(s, k);
+  }
+}
+
+}  // namespace fusedsl::detail
