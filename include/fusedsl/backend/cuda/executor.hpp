@@ -42,8 +42,9 @@ using detail::call_state;
 using detail::group_schedule;
 using detail::node_runtime;
 
-/// Elements of a row each thread keeps in registers in the cached row kernel.
-inline constexpr int row_cache = 8;
+/// Most threads per row (the row kernel's launch bound); rows get about
+/// 8 elements per thread.
+inline constexpr int row_threads = 1024;
 
 /// Device memory that grows on demand and is kept for the next run.
 class device_buffer {
@@ -213,14 +214,14 @@ void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::t
   else pointwise_kernel<D, int, 1><<<blocks, threads, 0, stream>>>(objects, a);
 }
 
-/// A row group: rows cached in registers or looped.
+/// A row group: vectorized along the rows or not.
 template <class... N, class... L>
 void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
-                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool cached, unsigned blocks, int threads,
-                 std::size_t shared, cudaStream_t stream) {
+                 const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized, unsigned blocks,
+                 int threads, std::size_t shared, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
-  if (cached) row_kernel<D, row_cache><<<blocks, threads, shared, stream>>>(objects, a);
-  else row_kernel<D, 0><<<blocks, threads, shared, stream>>>(objects, a);
+  if (vectorized) row_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
+  else row_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
 }
 
 /// The partial states of a column or split group.
@@ -328,15 +329,19 @@ struct launcher {
       launch_pointwise(objects, a, vectorized, wide, blocks, threads, stream);
       check_launch(name(k), node_names);
     } else if (k == kernel_class::rows) {
-      const bool cached = a.space.inner <= std::int64_t{row_cache} * 1024;
-      a.threads_per_row = cached ? static_cast<int>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(1, (a.space.inner + row_cache - 1) / row_cache))))
-                                 : 1024;
+      constexpr int V = vector_width<D>;
+      const bool vectorized = V > 1 && a.space.reduced_rank > 0 && a.space.reduced[a.space.reduced_rank - 1] % V == 0 &&
+                              vector_friendly(memory, a.space, V);
+      const std::int64_t per_thread = vectorized ? 4 * V : 8;  // one batch of 16-byte loads, or two of scalars
+      a.threads_per_row = static_cast<int>(std::min<std::uint64_t>(
+          row_threads, std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(1, (a.space.inner + per_thread - 1) / per_thread)))));
       const int threads = std::max(a.threads_per_row, 256);
       const int rows_per_block = threads / a.threads_per_row;
       const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((a.space.outer + rows_per_block - 1) / rows_per_block, std::int64_t{sms} * 64));
-      if (cached) choose_cached(members, a);
-      const auto shared = static_cast<std::size_t>(threads * shared_per_thread);
-      launch_rows(objects, a, cached, blocks, threads, shared, stream);
+      a.states_bytes = (static_cast<std::int64_t>(threads) * shared_per_thread + 15) / 16 * 16;
+      choose_cached(members, a);
+      if (a.states_bytes + rows_per_block * a.cache_row_bytes > 48 * 1024) a.cached = 0, a.cache_row_bytes = 0;
+      launch_rows(objects, a, vectorized, blocks, threads, static_cast<std::size_t>(a.states_bytes + rows_per_block * a.cache_row_bytes), stream);
       check_launch(name(k), node_names);
     } else {
       const bool columns = k == kernel_class::columns;
@@ -380,10 +385,11 @@ struct launcher {
   }
 
   /// Placeholders read by two or more nodes of the group and written by
-  /// none stay in registers: the row kernel reads each element once.
+  /// none are kept in shared memory for the row: the row kernel reads each
+  /// of their elements from memory once.
   void choose_cached(const std::vector<int>& members, group_args<D>& a) const {
     constexpr auto& info = info_of<D>;
-    int readers[memory_leaf_count<D> + 1] = {};
+    int readers[memory_leaf_count<D> + 1] = {}, bytes[memory_leaf_count<D> + 1] = {};
     for (int m : members) {
       const int j = entry_index(m);
       bool seen[memory_leaf_count<D> + 1] = {};
@@ -391,6 +397,7 @@ struct launcher {
         const int p = info.slots[static_cast<std::size_t>(s)].placeholder;
         if (p >= 0 && a.leaves[s].data != nullptr && !seen[p]) {
           seen[p] = true, ++readers[p];
+          bytes[p] = info.slots[static_cast<std::size_t>(s)].element_bytes;
           if (a.cache_source[p] < 0) a.cache_source[p] = s;
         }
       }
@@ -399,7 +406,10 @@ struct launcher {
       if (readers[p] < 2) continue;
       bool written = false;
       for (int m : members) written = written || a.outs[entry_index(m)].data == a.leaves[a.cache_source[p]].data;
-      if (!written) a.cached |= std::uint64_t{1} << p;
+      if (written) continue;
+      a.cached |= std::uint64_t{1} << p;
+      a.cache_offset[p] = a.cache_row_bytes;
+      a.cache_row_bytes += (a.space.inner * bytes[p] + 15) / 16 * 16;
     }
   }
 
@@ -439,18 +449,23 @@ struct launcher {
       if (space[reduced_axes[d]] == 0) out.inner = 0;
   }
 
-  /// True when every memory operand steps by 0 or 1 along the innermost
-  /// kept axis (outputs by 1) and each vector of `V` starts 16-byte aligned.
+  /// True when every memory operand steps by 0 or 1 along the axis vectors
+  /// run along (the innermost reduced axis, else the innermost kept axis;
+  /// outputs of pointwise nodes by 1) and each vector of `V` starts 16-byte
+  /// aligned.
   template <class Pending>
   static bool vector_friendly(const std::vector<Pending>& memory, const space_args& s, int V) {
+    const bool along_reduced = s.reduced_rank > 0;
     for (const Pending& p : memory) {
-      const std::int64_t inner = p.target->kept[s.kept_rank - 1];
+      const std::int64_t* kept = p.target->kept;
+      const std::int64_t* reduced = p.target->reduced;
+      const std::int64_t inner = along_reduced ? reduced[s.reduced_rank - 1] : kept[s.kept_rank - 1];
       if (inner == 0) continue;
-      if (inner != 1) return false;
-      if (reinterpret_cast<std::uintptr_t>(p.target->data) % 16 != 0) return false;
-      for (int d = 0; d + 1 < s.kept_rank; ++d)
-        if (p.target->kept[d] * p.bytes % 16 != 0) return false;
-      if (V * p.bytes % 16 != 0) return false;
+      if (inner != 1 || reinterpret_cast<std::uintptr_t>(p.target->data) % 16 != 0 || V * p.bytes % 16 != 0) return false;
+      for (int d = 0; d < s.kept_rank - (along_reduced ? 0 : 1); ++d)
+        if (kept[d] * p.bytes % 16 != 0) return false;
+      for (int d = 0; d + 1 < s.reduced_rank; ++d)
+        if (reduced[d] * p.bytes % 16 != 0) return false;
     }
     return true;
   }

@@ -6,10 +6,10 @@
 /// - `pointwise_kernel`: nodes over one space, `V` elements per thread
 ///   (16-byte loads and stores when every operand is contiguous and
 ///   aligned, `V` = 1 otherwise), values between nodes in registers.
-/// - `row_kernel`: reductions over the innermost (kept-last) axes with the
-///   pointwise nodes over their operand: `threads_per_row` threads per row,
-///   a tree over shared memory per reduction; with `Cache` > 0 the inputs
-///   read by several nodes stay in registers (each element read once).
+/// - `row_kernel`: reductions over the same axes with the pointwise nodes
+///   over their operand: `threads_per_row` threads per row, a tree over
+///   shared memory per reduction; the placeholders that several nodes read
+///   are kept in shared memory for the row (each element read once).
 /// - `column_kernel` + `finish_kernel`: reductions over leading axes,
 ///   threads over columns, partial states per chunk of rows, merged in a
 ///   fixed order.
@@ -51,8 +51,11 @@ struct group_args {
   std::uint64_t active = 0;         ///< nodes the group runs
   std::uint64_t in_registers = 0;   ///< nodes whose readers in this group take the value from registers
   std::uint64_t stores_target = 0;  ///< nodes that store their statement target's element type
-  std::uint64_t cached = 0;         ///< placeholders the row kernel keeps in registers
+  std::uint64_t cached = 0;         ///< placeholders the row kernel keeps in shared memory
   int cache_source[memory_leaf_count<P> + 1] = {};  ///< per placeholder: the slot whose address it is cached from
+  std::int64_t cache_offset[memory_leaf_count<P> + 1] = {};  ///< per placeholder: bytes into a row's cache
+  std::int64_t cache_row_bytes = 0;  ///< a row's cache
+  std::int64_t states_bytes = 0;     ///< shared memory for merging states, before the caches
   int threads_per_row = 1;          ///< row and finish kernels
   std::int64_t chunks = 1;          ///< column and split kernels: partial states per kept element
   char* workspace = nullptr;        ///< partial states
@@ -81,6 +84,11 @@ template <class P, int V, int J>
 struct node_values<P, V, J, false> {};
 template <int I, class P, int V, int J>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE auto& values_of(node_values<P, V, J>& r) {
+  if constexpr (I == J) return r.v;
+  else return values_of<I>(r.rest);
+}
+template <int I, class P, int V, int J>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE const auto& values_of(const node_values<P, V, J>& r) {
   if constexpr (I == J) return r.v;
   else return values_of<I>(r.rest);
 }
@@ -115,54 +123,42 @@ struct gathered {
   }
 };
 
-/// Placeholder values a row kernel keeps in registers: `Cache` per thread.
-template <class P, int Cache, int I = 0, bool = (I < memory_leaf_count<P> && Cache > 0)>
-struct leaf_cache {
-  memory_leaf_t<P, I> v[Cache];
-  leaf_cache<P, Cache, I + 1> rest;
-};
-template <class P, int Cache, int I>
-struct leaf_cache<P, Cache, I, false> {};
-template <int I, class P, int Cache, int J>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE auto& cache_of(leaf_cache<P, Cache, J>& c) {
-  if constexpr (I == J) return c.v;
-  else return cache_of<I>(c.rest);
-}
-
-/// A position in a group's space: kept and reduced multi-indices.
+/// A position in a group's space: the flat kept index (row) and the flat
+/// reduced index (element of the row). Operands' offsets unravel them over
+/// the (coalesced, usually rank-1) axes, so a position costs two registers.
 template <class Index>
 struct position {
-  Index kept[max_rank], reduced[max_rank];
+  Index row = 0, j = 0;
 };
 
-/// The multi-index of flat `flat` over `rank` axes of `sizes`.
+/// `sum(index[d] * strides[d])` for the multi-index of `flat` over `rank`
+/// axes of `sizes`. A rolled loop: after coalescing most spaces have rank 1
+/// (no division at all), and an unrolled loop of 64-bit divisions per
+/// operand made kernels large enough to run out of the instruction cache.
 template <class Index>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void unravel(Index flat, int rank, const std::int64_t* sizes, Index* index) {
-#pragma unroll
-  for (int d = max_rank - 1; d >= 0; --d) {
-    if (d < rank) {
-      if (d == 0) {
-        index[d] = flat;
-      } else {
-        const Index size = static_cast<Index>(sizes[d]);
-        index[d] = flat % size;
-        flat /= size;
-      }
-    }
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index unravel_dot(Index flat, int rank, const std::int64_t* sizes, const std::int64_t* strides) {
+  if (rank == 0) return 0;
+  Index result = 0;
+#pragma unroll 1
+  for (int d = rank - 1; d > 0; --d) {
+    const auto size = static_cast<Index>(sizes[d]);
+    const Index quotient = flat / size;
+    result += (flat - quotient * size) * static_cast<Index>(strides[d]);
+    flat = quotient;
   }
+  return result + flat * static_cast<Index>(strides[0]);
 }
 
 /// The offset of `at` in operand `o` (elements).
 template <class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index offset(const operand& o, const space_args& s, const position<Index>& at) {
-  Index result = 0;
-#pragma unroll
-  for (int d = 0; d < max_rank; ++d)
-    if (d < s.kept_rank) result += at.kept[d] * static_cast<Index>(o.kept[d]);
-#pragma unroll
-  for (int d = 0; d < max_rank; ++d)
-    if (d < s.reduced_rank) result += at.reduced[d] * static_cast<Index>(o.reduced[d]);
-  return result;
+  return unravel_dot(at.row, s.kept_rank, s.kept, o.kept) + unravel_dot(at.j, s.reduced_rank, s.reduced, o.reduced);
+}
+
+/// The stride of `o` along the axis vectors run along: the innermost
+/// reduced axis (rows), or the innermost kept axis (pointwise groups).
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE std::int64_t innermost_stride(const operand& o, const space_args& s) {
+  return s.reduced_rank > 0 ? o.reduced[s.reduced_rank - 1] : o.kept[s.kept_rank - 1];
 }
 
 /// `V` elements of `T` from `from` (16-byte aligned when `V * sizeof(T)` is
@@ -196,19 +192,19 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T (&from)[V]) 
 }
 
 /// What a node's gather step may read besides memory: node values in
-/// registers (`V` per node) and the row kernel's placeholder cache.
-template <class P, int V, int Cache>
+/// registers (`V` per node) and the row kernel's cache of the current row.
+template <class P, int V>
 struct registers {
   node_values<P, V> nodes;
-  leaf_cache<P, Cache> cache;
+  const unsigned char* cache = nullptr;
 };
 
 /// Gathers slot `S` (and the following ones) of node J at `at` (`V`
 /// consecutive elements along the innermost kept axis when `V` > 1, the
-/// innermost stride then 0 or 1); `c` is the row kernel's cache index.
-template <class P, int J, std::size_t S, int V, int Cache, class Index>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, registers<P, V, Cache>& regs,
-                                               const position<Index>& at, int c, slot_values<loop_t<P, J>, V>& out) {
+/// innermost stride then 0 or 1).
+template <class P, int J, std::size_t S, int V, class Index>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const registers<P, V>& regs,
+                                               const position<Index>& at, slot_values<loop_t<P, J>, V>& out) {
   using E = loop_t<P, J>;
   if constexpr (S < leaf_slots<E>()) {
     using L = leaf_at<E, S>;
@@ -230,9 +226,11 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, registers
         for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[V == 1 ? 0 : v];
         done = true;
       }
-    } else if constexpr (placeholder >= 0 && Cache > 0) {
-      if (a.cached >> placeholder & 1u) {
-        to[0] = cache_of<placeholder>(regs.cache)[c];
+    } else if constexpr (placeholder >= 0) {
+      if (regs.cache != nullptr && (a.cached >> placeholder & 1u)) {
+        const T* cached = reinterpret_cast<const T*>(regs.cache + a.cache_offset[placeholder]) + at.j;
+#pragma unroll
+        for (int v = 0; v < V; ++v) to[v] = cached[v];
         done = true;
       }
     }
@@ -240,7 +238,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, registers
       const T* base = static_cast<const T*>(o.data) + offset(o, a.space, at);
       if constexpr (V == 1) {
         to[0] = *base;
-      } else if (o.kept[a.space.kept_rank - 1] == 0) {
+      } else if (innermost_stride(o, a.space) == 0) {
         const T value = *base;
 #pragma unroll
         for (int v = 0; v < V; ++v) to[v] = value;
@@ -248,7 +246,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, registers
         load_vector<V>(base, to);
       }
     }
-    gather<P, J, S + 1, V, Cache>(a, regs, at, c, out);
+    gather<P, J, S + 1, V>(a, regs, at, out);
   }
 }
 
@@ -274,13 +272,13 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store(const group_args<P>& a, const posi
 }
 
 /// Pointwise node J at `V` elements: gather, evaluate, keep in registers, store.
-template <class P, int J, int V, int Cache, class Index>
+template <class P, int J, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_node(const node_objects<P>& nodes, const group_args<P>& a,
-                                                       registers<P, V, Cache>& regs, const position<Index>& at, int c) {
+                                                       registers<P, V>& regs, const position<Index>& at) {
   using E = loop_t<P, J>;
   const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
   slot_values<E, V> slots;
-  gather<P, J, 0, V, Cache>(a, regs, at, c, slots);
+  gather<P, J, 0, V>(a, regs, at, slots);
   compute_t<kernel_numerics, E::value_dtype> values[V];
 #pragma unroll
   for (int v = 0; v < V; ++v) values[v] = evaluate<kernel_numerics, 0>(e, gathered<E, V>{slots, v});
@@ -289,27 +287,47 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_node(const node_objects<P>& no
   store<P, J, V>(a, at, values);
 }
 
-/// Adds reduction node J's operand at `at` (reduced position `j`) into `state`.
-template <class P, int J, int Cache, class Index>
+/// Elements a reduction loop gathers before it adds them (loads in flight).
+inline constexpr int unroll = 4;
+
+/// Adds reduction node J's operand at the reduced positions [begin, end)
+/// of row `row`, `V` consecutive ones every `step`, into `state`, in order:
+/// `unroll` vectors gathered, then added (their loads are in flight together).
+template <class P, int J, int V>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes, const group_args<P>& a,
-                                                   registers<P, 1, Cache>& regs, const position<Index>& at, int c,
-                                                   std::int64_t j, state_t<P, J>& state) {
+                                                   const registers<P, V>& regs, std::int64_t row, std::int64_t begin,
+                                                   std::int64_t end, std::int64_t step, state_t<P, J>& state) {
   using N = node_t<P, J>;
   using E = loop_t<P, J>;
+  using C = compute_t<kernel_numerics, N::input_dtype>;
   const N& r = get<J>(nodes);
-  slot_values<E, 1> slots;
-  gather<P, J, 0, 1, Cache>(a, regs, at, c, slots);
-  r.op.add(state, static_cast<compute_t<kernel_numerics, N::input_dtype>>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, 1>{slots, 0})), j);
+  std::int64_t j = begin;
+  for (; j + (unroll - 1) * step < end; j += unroll * step) {
+    slot_values<E, V> slots[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j + u * step}, slots[u]);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+        r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots[u], v})), j + u * step + v);
+  }
+  for (; j < end; j += step) {
+    slot_values<E, V> slots;
+    gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j}, slots);
+#pragma unroll
+    for (int v = 0; v < V; ++v) r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v})), j + v);
+  }
 }
 
 // ---------------------------------------------------------------- pointwise
 
 template <class P, int J, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                        registers<P, V, 0>& regs, const position<Index>& at) {
+                                                        registers<P, V>& regs, const position<Index>& at) {
   if constexpr (J < node_count<P>) {
     if constexpr (!is_reduction_at<P, J>)
-      if (a.active >> J & 1u) pointwise_node<P, J, V, 0>(nodes, a, regs, at, 0);
+      if (a.active >> J & 1u) pointwise_node<P, J, V>(nodes, a, regs, at);
     pointwise_nodes<P, J + 1, V>(nodes, a, regs, at);
   }
 }
@@ -320,36 +338,67 @@ __global__ void __launch_bounds__(256) pointwise_kernel(const __grid_constant__ 
   const Index vectors = static_cast<Index>(a.space.outer / V);
   for (Index q = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; q < vectors;
        q += static_cast<Index>(gridDim.x) * blockDim.x) {
-    position<Index> at;
-    unravel<Index>(q * V, a.space.kept_rank, a.space.kept, at.kept);
-    registers<P, V, 0> regs;
+    const position<Index> at{q * V, 0};
+    registers<P, V> regs;
     pointwise_nodes<P, 0, V>(nodes, a, regs, at);
   }
 }
 
 // ---------------------------------------------------------------- rows
 
-/// Merges the states of the `threads_per_row` threads of each row of the
-/// block (a tree in shared memory, fixed order); every thread gets its
-/// row's total.
-template <class Op, class State>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, int threads_per_row, unsigned char* shared) {
-  State* states = reinterpret_cast<State*>(shared);
-  const int lane = static_cast<int>(threadIdx.x) % threads_per_row;
-  __syncthreads();  // the previous merge has read its states
-  states[threadIdx.x] = state;
-  __syncthreads();
-  for (int stride = threads_per_row / 2; stride > 0; stride /= 2) {
-    if (lane < stride) op.merge(states[threadIdx.x], states[threadIdx.x + stride]);
-    __syncthreads();
-  }
-  return states[threadIdx.x - lane];
+/// `state` of the lane `offset` further down (`__shfl_down_sync` word by word).
+template <class State>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_down(const State& state, int offset, int width) {
+  unsigned words[(sizeof(State) + 3) / 4] = {};
+  std::memcpy(words, &state, sizeof(State));
+#pragma unroll
+  for (auto& w : words) w = __shfl_down_sync(0xffffffffu, w, static_cast<unsigned>(offset), width);
+  State result;
+  std::memcpy(&result, words, sizeof(State));
+  return result;
+}
+/// `state` of the first lane of each `width` lanes.
+template <class State>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_first(const State& state, int width) {
+  unsigned words[(sizeof(State) + 3) / 4] = {};
+  std::memcpy(words, &state, sizeof(State));
+#pragma unroll
+  for (auto& w : words) w = __shfl_sync(0xffffffffu, w, 0, width);
+  State result;
+  std::memcpy(&result, words, sizeof(State));
+  return result;
 }
 
-template <class P, int J, int Cache>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                  registers<P, 1, Cache>& regs, position<std::int64_t>& at, bool valid,
-                                                  unsigned char* shared) {
+/// Merges the states of the `threads_per_row` threads (a power of two) of
+/// each row of the block in a fixed tree: shuffles inside warps, then the
+/// warps' states through shared memory; every thread gets its row's total.
+/// Every thread of the block calls it.
+template <class Op, class State>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, int threads_per_row, unsigned char* shared) {
+  const int width = threads_per_row < 32 ? threads_per_row : 32;
+  const int in_warp = static_cast<int>(threadIdx.x) % 32;
+  for (int offset = width / 2; offset > 0; offset /= 2) {
+    const State other = shuffle_down(state, offset, width);
+    if (in_warp % width < offset) op.merge(state, other);
+  }
+  if (threads_per_row <= 32) return shuffle_first(state, width);
+  State* partials = reinterpret_cast<State*>(shared);
+  const int warps_per_row = threads_per_row / 32;
+  const int first_warp = static_cast<int>(threadIdx.x) / threads_per_row * warps_per_row;
+  __syncthreads();  // the previous merge has read its partials
+  if (in_warp == 0) partials[threadIdx.x / 32] = state;
+  __syncthreads();
+  State total = in_warp < warps_per_row ? partials[first_warp + in_warp] : State{};
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const State other = shuffle_down(total, offset, 32);
+    if (in_warp < offset && in_warp + offset < warps_per_row) op.merge(total, other);
+  }
+  return shuffle_first(total, 32);
+}
+
+template <class P, int J, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a, registers<P, V>& regs,
+                                                  std::int64_t row, bool valid, unsigned char* shared) {
   if constexpr (J < node_count<P>) {
     if (a.active >> J & 1u) {
       const int tpr = a.threads_per_row;
@@ -357,94 +406,75 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
       const std::int64_t inner = a.space.inner;
       if constexpr (is_reduction_at<P, J>) {
         state_t<P, J> state{};
-        if (valid) {
-          if constexpr (Cache > 0) {
-#pragma unroll
-            for (int c = 0; c < Cache; ++c) {
-              const std::int64_t j = static_cast<std::int64_t>(c) * tpr + lane;
-              if (j < inner) {
-                unravel<std::int64_t>(j, a.space.reduced_rank, a.space.reduced, at.reduced);
-                accumulate<P, J, Cache>(nodes, a, regs, at, c, j, state);
-              }
-            }
-          } else {
-            for (std::int64_t j = lane; j < inner; j += tpr) {
-              unravel<std::int64_t>(j, a.space.reduced_rank, a.space.reduced, at.reduced);
-              accumulate<P, J, Cache>(nodes, a, regs, at, 0, j, state);
-            }
-          }
-        }
+        if (valid) accumulate<P, J, V>(nodes, a, regs, row, std::int64_t{lane} * V, inner, std::int64_t{tpr} * V, state);
         const auto& op = get<J>(nodes).op;
         state = merge_row(op, state, tpr, shared);
         const auto result = op.finish(state, inner);
-        values_of<J>(regs.nodes)[0] = static_cast<value_t<P, J>>(result);
+#pragma unroll
+        for (int v = 0; v < V; ++v) values_of<J>(regs.nodes)[v] = static_cast<value_t<P, J>>(result);
         if (valid && lane == 0) {
-          for (int d = 0; d < a.space.reduced_rank; ++d) at.reduced[d] = 0;
           const decltype(result) values[1] = {result};
-          store<P, J, 1>(a, at, values);
+          store<P, J, 1>(a, position<std::int64_t>{row, 0}, values);
         }
       } else if (valid) {
-        if constexpr (Cache > 0) {
-#pragma unroll
-          for (int c = 0; c < Cache; ++c) {
-            const std::int64_t j = static_cast<std::int64_t>(c) * tpr + lane;
-            if (j < inner) {
-              unravel<std::int64_t>(j, a.space.reduced_rank, a.space.reduced, at.reduced);
-              pointwise_node<P, J, 1, Cache>(nodes, a, regs, at, c);
-            }
-          }
-        } else {
-          for (std::int64_t j = lane; j < inner; j += tpr) {
-            unravel<std::int64_t>(j, a.space.reduced_rank, a.space.reduced, at.reduced);
-            pointwise_node<P, J, 1, Cache>(nodes, a, regs, at, 0);
-          }
-        }
+#pragma unroll 4
+        for (std::int64_t j = std::int64_t{lane} * V; j < inner; j += std::int64_t{tpr} * V)
+          pointwise_node<P, J, V>(nodes, a, regs, position<std::int64_t>{row, j});
       }
     }
-    row_nodes<P, J + 1, Cache>(nodes, a, regs, at, valid, shared);
+    row_nodes<P, J + 1, V>(nodes, a, regs, row, valid, shared);
   }
 }
 
-/// Loads the placeholders the group caches (slot `a.cache_source[I]`'s address).
-template <class P, int I, int Cache>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void fill_cache(const group_args<P>& a, registers<P, 1, Cache>& regs,
-                                                   position<std::int64_t>& at) {
-  if constexpr (Cache > 0 && I < memory_leaf_count<P>) {
+/// Copies the row of each placeholder the group caches into shared memory;
+/// each thread copies the elements it later reads itself (no barrier needed).
+template <class P, int I, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void fill_cache(const group_args<P>& a, unsigned char* cache, std::int64_t row) {
+  if constexpr (I < memory_leaf_count<P>) {
     if (a.cached >> I & 1u) {
       using T = memory_leaf_t<P, I>;
       const operand& o = a.leaves[a.cache_source[I]];
-      const int tpr = a.threads_per_row;
-      const int lane = static_cast<int>(threadIdx.x) % tpr;
+      T* to = reinterpret_cast<T*>(cache + a.cache_offset[I]);
+      const std::int64_t step = std::int64_t{a.threads_per_row} * V;
+      const bool contiguous = innermost_stride(o, a.space) == 1;
+#pragma unroll 4
+      for (std::int64_t j = std::int64_t{static_cast<int>(threadIdx.x) % a.threads_per_row} * V; j < a.space.inner; j += step) {
+        const T* from = static_cast<const T*>(o.data) + offset(o, a.space, position<std::int64_t>{row, j});
+        T values[V];
+        if (V > 1 && contiguous) {
+          load_vector<V>(from, values);
+        } else {
 #pragma unroll
-      for (int c = 0; c < Cache; ++c) {
-        const std::int64_t j = static_cast<std::int64_t>(c) * tpr + lane;
-        if (j < a.space.inner) {
-          unravel<std::int64_t>(j, a.space.reduced_rank, a.space.reduced, at.reduced);
-          cache_of<I>(regs.cache)[c] = static_cast<const T*>(o.data)[offset(o, a.space, at)];
+          for (int v = 0; v < V; ++v) values[v] = from[v * innermost_stride(o, a.space)];
         }
+#pragma unroll
+        for (int v = 0; v < V; ++v) to[j + v] = values[v];
       }
     }
-    fill_cache<P, I + 1, Cache>(a, regs, at);
+    fill_cache<P, I + 1, V>(a, cache, row);
   }
 }
 
 /// Row group: `threads_per_row` threads per row, `blockDim.x /
 /// threads_per_row` rows per block; every node runs over the whole row in
-/// order, each thread on the same elements in every pass (j = c * tpr + lane).
-template <class P, int Cache>
+/// order, each thread on the same elements in every pass (`V` at j = (lane +
+/// k * tpr) * V: 16-byte loads when the rows are contiguous and aligned).
+template <class P, int V>
 __global__ void __launch_bounds__(1024) row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   const int rows_per_block = static_cast<int>(blockDim.x) / a.threads_per_row;
   const int slot = static_cast<int>(threadIdx.x) / a.threads_per_row;
+  unsigned char* cache = shared + a.states_bytes + slot * a.cache_row_bytes;
   for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; first < a.space.outer;
        first += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
     const std::int64_t row = first + slot;
     const bool valid = row < a.space.outer;
-    position<std::int64_t> at;
-    unravel<std::int64_t>(valid ? row : 0, a.space.kept_rank, a.space.kept, at.kept);
-    registers<P, 1, Cache> regs;
-    if (valid) fill_cache<P, 0, Cache>(a, regs, at);
-    row_nodes<P, 0, Cache>(nodes, a, regs, at, valid, shared);
+    registers<P, V> regs;
+    if (a.cached != 0) {
+      regs.cache = cache;
+      if (valid) fill_cache<P, 0, V>(a, cache, row);
+    }
+    row_nodes<P, 0, V>(nodes, a, regs, valid ? row : 0, valid, shared);
   }
 }
 
@@ -465,16 +495,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void column_nodes(const node_objects<P>& node
         const std::int64_t rows = a.space.inner;
         const std::int64_t begin = rows * blockIdx.y / a.chunks, end = rows * (blockIdx.y + 1) / a.chunks;
         state_t<P, J> state{};
-        position<std::int64_t> at;
-        registers<P, 1, 0> regs;
         const bool valid = column < a.space.outer;
-        if (valid) {
-          unravel<std::int64_t>(column, a.space.kept_rank, a.space.kept, at.kept);
-          for (std::int64_t j = begin + threadIdx.y; j < end; j += blockDim.y) {
-            unravel<std::int64_t>(j, a.space.reduced_rank, a.space.reduced, at.reduced);
-            accumulate<P, J, 0>(nodes, a, regs, at, 0, j, state);
-          }
-        }
+        if (valid) accumulate<P, J, 1>(nodes, a, registers<P, 1>{}, column, begin + threadIdx.y, end, blockDim.y, state);
         // The blockDim.y states of a column, merged in order of their rows.
         auto* states = reinterpret_cast<state_t<P, J>*>(shared);
         __syncthreads();
@@ -508,13 +530,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void split_nodes(const node_objects<P>& nodes
         const std::int64_t row = blockIdx.y, inner = a.space.inner;
         const std::int64_t begin = inner * blockIdx.x / a.chunks, end = inner * (blockIdx.x + 1) / a.chunks;
         state_t<P, J> state{};
-        position<std::int64_t> at;
-        registers<P, 1, 0> regs;
-        unravel<std::int64_t>(row, a.space.kept_rank, a.space.kept, at.kept);
-        for (std::int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
-          unravel<std::int64_t>(j, a.space.reduced_rank, a.space.reduced, at.reduced);
-          accumulate<P, J, 0>(nodes, a, regs, at, 0, j, state);
-        }
+        accumulate<P, J, 1>(nodes, a, registers<P, 1>{}, row, begin + threadIdx.x, end, blockDim.x, state);
         state = merge_row(get<J>(nodes).op, state, static_cast<int>(blockDim.x), shared);
         if (threadIdx.x == 0) partial<P, J>(a, row, blockIdx.x) = state;
       }
@@ -546,12 +562,9 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& node
           for (std::int64_t c = lane; c < a.chunks; c += tpr) op.merge(state, partial<P, J>(a, k, c));
         state = merge_row(op, state, tpr, shared);
         if (valid && lane == 0) {
-          position<std::int64_t> at;
-          unravel<std::int64_t>(k, a.space.kept_rank, a.space.kept, at.kept);
-          for (int d = 0; d < a.space.reduced_rank; ++d) at.reduced[d] = 0;
           const auto result = op.finish(state, a.space.inner);
           const decltype(result) values[1] = {result};
-          store<P, J, 1>(a, at, values);
+          store<P, J, 1>(a, position<std::int64_t>{k, 0}, values);
         }
       }
     }
