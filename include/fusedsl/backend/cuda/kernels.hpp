@@ -228,9 +228,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
       }
     } else if constexpr (placeholder >= 0) {
       if (regs.cache != nullptr && (a.cached >> placeholder & 1u)) {
-        const T* cached = reinterpret_cast<const T*>(regs.cache + a.cache_offset[placeholder]) + at.j;
-#pragma unroll
-        for (int v = 0; v < V; ++v) to[v] = cached[v];
+        // 16-byte accesses: a warp reads 512 consecutive bytes without bank conflicts.
+        load_vector<V>(reinterpret_cast<const T*>(regs.cache + a.cache_offset[placeholder]) + at.j, to);
         done = true;
       }
     }
@@ -447,8 +446,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void fill_cache(const group_args<P>& a, unsig
 #pragma unroll
           for (int v = 0; v < V; ++v) values[v] = from[v * innermost_stride(o, a.space)];
         }
-#pragma unroll
-        for (int v = 0; v < V; ++v) to[j + v] = values[v];
+        store_vector<V>(to + j, values);
       }
     }
     fill_cache<P, I + 1, V>(a, cache, row);
