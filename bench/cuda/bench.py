@@ -1,9 +1,10 @@
 """PyTorch eager and torch.compile on bench_cuda's workloads and inputs.
 
-Reads bench_cuda's output (argv[1]), times the same workloads in PyTorch,
-compares checksums, and prints the table: workload, ms (median of 30 runs,
-CUDA events), % of the copy bandwidth measured by bench_cuda in the same run,
-and fusedsl / torch.compile speed ratio (> 1: fusedsl faster).
+Reads bench_cuda's outputs (argv[1:], one table each), times the same
+workloads in PyTorch, compares checksums, and prints the table: workload, ms
+(median of 30 runs, CUDA events), % of the copy bandwidth measured by
+bench_cuda in the same run, and fusedsl / torch.compile speed ratio (> 1:
+fusedsl faster).
 """
 import math
 import sys
@@ -30,15 +31,19 @@ def median_ms(f):
     return sorted(times)[len(times) // 2]
 
 
-def main():
-    lines = open(sys.argv[1]).read().split("\n")
+def read_fusedsl(path):
+    """bench_cuda's copy bandwidth and per-workload results."""
+    lines = open(path).read().split("\n")
     copy = [l.split() for l in lines if l.startswith("copy ")][0]
-    copy_bw = float(copy[2]) / (float(copy[1]) * 1e-3)
     fusedsl = {}
     for l in lines:
         if l.startswith("fusedsl "):
             _, name, ms, nbytes, checksum, unfused = l.split()
             fusedsl[name] = (float(ms), float(nbytes), float(checksum), float(unfused))
+    return float(copy[2]) / (float(copy[1]) * 1e-3), fusedsl
+
+
+def main():
 
     rows, cols, flat = 32768, 4096, 1 << 26
     x = inputs(rows * cols, 4).view(rows, cols)
@@ -83,17 +88,19 @@ def main():
     compiled_ms = median_ms(lambda: compiled_adam(g, *state, 1e-3))
     results.append(("adam", eager_ms, compiled_ms, checksum))
 
-    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, copy bandwidth {copy_bw / 1e9:.0f} GB/s")
-    print(f"| workload | fusedsl ms | % copy bw | eager ms | torch.compile ms | % copy bw | fusedsl / compile speed | checksum rel. diff | vs unfused |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for name, eager_ms, compiled_ms, checksum in results:
-        ms, nbytes, fx_sum, unfused = fusedsl.get(name, (math.nan, math.nan, math.nan, math.nan))
-        rel = abs(fx_sum - checksum) / max(1.0, abs(checksum))
-        good = rel < 1e-3 and unfused < 1e-4
-        ok = ok and good
-        bw = lambda t: 100 * nbytes / (t * 1e-3) / copy_bw
-        print(f"| {name} | {ms:.4f} | {bw(ms):.0f}% | {eager_ms:.4f} | {compiled_ms:.4f} | {bw(compiled_ms):.0f}% | "
-              f"{compiled_ms / ms:.3f}x | {rel:.1e}{'' if good else ' MISMATCH'} | {unfused:.1e} |")
+    for path in sys.argv[1:]:
+        copy_bw, fusedsl = read_fusedsl(path)
+        print(f"{path}: device {torch.cuda.get_device_name()}, torch {torch.__version__}, copy bandwidth {copy_bw / 1e9:.0f} GB/s")
+        print("| workload | fusedsl ms | % copy bw | eager ms | torch.compile ms | % copy bw | fusedsl / compile speed | checksum rel. diff | vs unfused |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for name, eager_ms, compiled_ms, checksum in results:
+            ms, nbytes, fx_sum, unfused = fusedsl.get(name, (math.nan, math.nan, math.nan, math.nan))
+            rel = abs(fx_sum - checksum) / max(1.0, abs(checksum))
+            good = rel < 1e-3 and unfused < 1e-4
+            ok = ok and good
+            bw = lambda t: 100 * nbytes / (t * 1e-3) / copy_bw
+            print(f"| {name} | {ms:.4f} | {bw(ms):.0f}% | {eager_ms:.4f} | {compiled_ms:.4f} | {bw(compiled_ms):.0f}% | "
+                  f"{compiled_ms / ms:.3f}x | {rel:.1e}{'' if good else ' MISMATCH'} | {unfused:.1e} |")
     sys.exit(0 if ok else 1)
 
 

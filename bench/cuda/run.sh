@@ -4,10 +4,11 @@
 # runs the same workloads in PyTorch eager and torch.compile, checks the
 # results and prints the table (bench/RESULTS.md, "CUDA kernels").
 # Usage, from the repository root: bench/cuda/run.sh [build-dir]
+# (extra CMake arguments in FUSEDSL_CMAKE_ARGS, e.g. -DBoost_DIR=... where Boost is not installed)
 set -euo pipefail
 build=${1:-build-bench-cuda}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFUSEDSL_BUILD_TESTS=OFF -DFUSEDSL_BUILD_EXAMPLES=OFF \
-  -DFUSEDSL_BUILD_TOOLS=OFF >/dev/null
+  -DFUSEDSL_BUILD_TOOLS=OFF ${FUSEDSL_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" --target bench_cuda bench_cuda_programs
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader
 "$build"/bench/cuda/bench_cuda | tee "$build/bench_cuda.txt"
