@@ -39,7 +39,7 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(co
           evaluate<N, detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), reader))...));
     }(std::make_index_sequence<E::op::arity>{});
   } else {
-    return static_cast<result>(reader.template load<First, element_t<E::value_dtype>>());
+    return static_cast<result>(reader.template load<First, leaf_storage_t<E>>());
   }
 }
 

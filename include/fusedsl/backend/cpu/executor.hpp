@@ -61,7 +61,7 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
 
 /// Runs node (S, K): a node that writes its statement's target stores the
 /// target's element type (the value converts as it is stored), any other
-/// node its own value's.
+/// node its storage type (node_storage_t).
 template <std::size_t S, int K, class P>
 void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, loop_kind kind,
               std::int64_t begin, std::int64_t end) {
@@ -69,7 +69,7 @@ void run_node(const P& prog, const detail::node_runtime& n, const tile_operands&
   using N = std::remove_cvref_t<decltype(node)>;
   using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
   if (n.writes_target) run_loop<typename Target::element_type, K>(node, n, t, kind, begin, end);
-  else if constexpr (K >= 0) run_loop<element_t<N::value_dtype>, K>(node, n, t, kind, begin, end);
+  else if constexpr (K >= 0) run_loop<node_storage_t<N>, K>(node, n, t, kind, begin, end);
 }
 
 /// The entry points of node (S, K) of program `P` in the CPU executor.
