@@ -3,11 +3,10 @@
 /// subexpression types (as `hana::type`s), leaf counts, and the
 /// distinct reductions of an expression.
 #pragma once
-#include <fusedsl/core/hana.hpp>  // hana: operands and type lists
 #include <type_traits>  // std::conditional_t
 
-#include <fusedsl/core/numerics.hpp>  // compute_t, kernel_numerics
-
+#include <fusedsl/core/hana.hpp>        // hana: operands and type lists
+#include <fusedsl/core/numerics.hpp>    // compute_t, kernel_numerics
 #include <fusedsl/expr/expression.hpp>  // constant
 #include <fusedsl/expr/pointwise.hpp>   // pointwise
 #include <fusedsl/expr/reduce.hpp>      // reduce
