@@ -51,7 +51,7 @@ template <bool Largest, class T>
 FUSEDSL_HOST_DEVICE constexpr T extreme_of_block(T acc, const T* v, std::int64_t count) {
   if constexpr (std::is_same_v<T, float>) {
     std::int32_t k = order_key<Largest>(acc);
-    for (std::int64_t i = 0; i < count; ++i) {
+    for (std::int64_t i = 0; i < count; ++i) {  // vectorized: max and min of floats
       const std::int32_t kv = order_key<Largest>(v[i]);
       k = Largest ? (kv > k ? kv : k) : (kv < k ? kv : k);
     }
@@ -209,11 +209,16 @@ struct moment : reduction_base {
   /// one per element, and loops a compiler vectorizes.
   template <class T> FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
     constexpr int lanes = 8;  // independent partial sums: the loops vectorize without reassociation
+    const std::int64_t whole = count - count % lanes;
     T sum[lanes] = {}, squares[lanes] = {};
-    for (std::int64_t i = 0; i < count; ++i) sum[i % lanes] += v[i];
+    for (std::int64_t i = 0; i < whole; i += lanes)  // vectorized: mean of a block
+      for (int l = 0; l < lanes; ++l) sum[l] += v[i + l];
+    for (std::int64_t i = whole; i < count; ++i) sum[i - whole] += v[i];
     for (int l = 1; l < lanes; ++l) sum[0] += sum[l];
     const T mean = sum[0] / T(count);
-    for (std::int64_t i = 0; i < count; ++i) squares[i % lanes] += (v[i] - mean) * (v[i] - mean);
+    for (std::int64_t i = 0; i < whole; i += lanes)  // vectorized: squares of a block
+      for (int l = 0; l < lanes; ++l) squares[l] += (v[i + l] - mean) * (v[i + l] - mean);
+    for (std::int64_t i = whole; i < count; ++i) squares[i - whole] += (v[i] - mean) * (v[i] - mean);
     for (int l = 1; l < lanes; ++l) squares[0] += squares[l];
     merge(s, state<T>{mean, squares[0], T(count)});
   }

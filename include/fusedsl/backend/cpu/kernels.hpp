@@ -87,7 +87,7 @@ struct chunk_leaves {
 /// `values[i] = e` at the n elements of the prepared chunk.
 template <class E, class V>
 FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));
+  for (std::int64_t i = 0; i < n; ++i) values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));  // vectorized: evaluate_chunk
 }
 
 /// The row-major multi-index of flat position `flat` over `sizes`.
@@ -218,7 +218,7 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
         // order of additions is the same on every run.
         std::int64_t i = 0;
         for (; i + reduction_lanes <= m; i += reduction_lanes)
-          for (int l = 0; l < reduction_lanes; ++l)
+          for (int l = 0; l < reduction_lanes; ++l)  // vectorized: reduction lanes
             r.op.add(lanes[l], static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i + l})),
                      j + done + i + l);
         for (; i < m; ++i)
@@ -327,7 +327,7 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& r, const node_runtime& n, co
       for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + axes.row_offset(c, n.leaves[k].strides);
       leaves.prepare(t.data, base, step, width);
       reduction_state<R>* s = states + (c - c0);
-      for (std::int64_t i = 0; i < width; ++i)
+      for (std::int64_t i = 0; i < width; ++i)  // vectorized: column states
         r.op.add(s[i], static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})), j);
       c += width;
     }
