@@ -86,6 +86,13 @@ template <class T>
 inline constexpr bool host_vector_math =
     std::is_same_v<T, float> || (std::is_same_v<T, double> && vector_math::double_vectorizes);
 #endif
+/// sqrt and rsqrt: vector_math for float on the host unless std::sqrt
+/// vectorizes already (-fno-math-errno; double keeps std::sqrt).
+#if defined(__NO_MATH_ERRNO__)
+template <class T> inline constexpr bool host_sqrt = false;
+#else
+template <class T> inline constexpr bool host_sqrt = std::is_same_v<T, float> && host_vector_math<T>;
+#endif
 }  // namespace detail
 
 // Always inlined: a call left in a loop stops its vectorization.
@@ -107,8 +114,20 @@ template <class T> FUSEDSL_MATH_FN T expm1(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::expm1(a);
   else return std::expm1(a);
 }
-template <class T> FUSEDSL_HOST_DEVICE T sqrt(T a) { return std::sqrt(a); }
-template <class T> FUSEDSL_HOST_DEVICE T rsqrt(T a) { return T(1) / std::sqrt(a); }
+/// Square root, correctly rounded. float on the host: vector_math::sqrt
+/// (bit for bit std::sqrt), since without -fno-math-errno g++ turns
+/// std::sqrt into a call that sets errno and keeps the loop scalar; with
+/// -fno-math-errno (or -ffast-math) std::sqrt vectorizes to the sqrt
+/// instruction, which is faster.
+template <class T> FUSEDSL_MATH_FN T sqrt(T a) {
+  if constexpr (detail::host_sqrt<T>) return vector_math::sqrt(a);
+  else return std::sqrt(a);
+}
+/// 1 / sqrt(a), rounded twice (as PyTorch's CPU rsqrt): bit for bit T(1) / std::sqrt(a).
+template <class T> FUSEDSL_MATH_FN T rsqrt(T a) {
+  if constexpr (detail::host_sqrt<T>) return vector_math::rsqrt(a);
+  else return T(1) / std::sqrt(a);
+}
 /// Floating-point pow from the standard library; integer pow by repeated
 /// squaring with wrap-around, where a negative exponent gives 0 unless the
 /// base is 1 or -1 (the integer part of the exact result).

@@ -376,6 +376,32 @@ FUSEDSL_VM_INLINE double sincos_core(double x, std::uint64_t cos_offset) {
   return from_bits<double>(v ^ ((q & 2) << 62));
 }
 
+/// sqrt(x) of a finite float x >= 0 (or -0) as a double within 2^-52.5 of
+/// it, so that its rounding to float is the correctly rounded sqrt: an exact
+/// float square root is either a float or at least 2^-51 (relative) away from
+/// the midpoint of two floats (x - m^2 != 0 is a multiple of 2^-48 for a
+/// midpoint m in [1, 2)), so rounding twice gives the same float; checked for
+/// all 2^32 inputs by bench_math_exhaustive. No sqrt instruction: without
+/// -fno-math-errno g++ guards every sqrt with a call that sets errno, and a
+/// loop with a call does not vectorize.
+/// y ~ 1/sqrt(x) in float: a seed from the bits (3.5% error) and two Newton
+/// steps (error < 2^-17; subnormals and 0 scaled by 2^32 first); then in
+/// double, with x y exact (24 x 24 bits) and e = x y^2 - 1:
+/// sqrt(x) = x y (1 + e)^(-1/2) = x y (1 - e/2 + 3e^2/8 - 5e^3/16), the
+/// omitted terms below 2^-64, one rounding in the last sum.
+FUSEDSL_VM_INLINE double sqrt_float_wide(float x) {
+  const bool sub = x < min_normal<float>();
+  const float xs = select(sub, x * 0x1p32f, x);
+  float y = from_bits<float>(0x5f3759dfu - (bits(xs) >> 1));
+  const float hx = 0.5f * xs;
+  y = y * (1.5f - (hx * y) * y);  // (hx y) y: no overflow or underflow of y^2 at the ends of the range
+  y = y * (1.5f - (hx * y) * y);
+  const double yd = double(y) * double(select(sub, 0x1p16f, 1.0f));
+  const double xy = double(x) * yd;
+  const double e = xy * yd - 1.0;
+  return xy + xy * (e * (-0.5 + e * (0.375 - 0.3125 * e)));
+}
+
 }  // namespace detail
 
 /// e^x: <= 1.5 ulp (float), <= 1 ulp (double).
@@ -609,6 +635,20 @@ template <class T>
 FUSEDSL_VM_INLINE T cos(T x) {
   return detail::sincos_finish(x, static_cast<T>(detail::sincos_core<sizeof(T) == 8>(static_cast<double>(x), 1)));
 }
+
+/// Square root of a float, correctly rounded: bit for bit std::sqrt for
+/// every input (NaN with the payload of x, quieted; x < 0 gives the default
+/// NaN of x86, -NaN; -0, +Inf, subnormals as std::). Vectorizes with SSE2,
+/// unlike std::sqrt without -fno-math-errno (see detail::sqrt_float_wide).
+FUSEDSL_VM_INLINE float sqrt(float x) {
+  float y = static_cast<float>(detail::sqrt_float_wide(x));
+  y = detail::select(x == detail::inf<float>(), x, y);
+  y = detail::select(x < 0.0f, detail::from_bits<float>(0xffc00000u), y);
+  return detail::select(x != x, x + x, y);  // x + x: the quieted NaN that sqrtss returns
+}
+/// 1 / sqrt(x) rounded twice, as PyTorch's CPU rsqrt (and math::rsqrt
+/// before): bit for bit 1.0f / std::sqrt(x), <= 1 ulp (0.5 + 0.5 + 2^-24).
+FUSEDSL_VM_INLINE float rsqrt(float x) { return 1.0f / vector_math::sqrt(x); }
 
 }  // namespace fusedsl::vector_math
 
