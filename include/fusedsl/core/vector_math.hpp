@@ -103,20 +103,16 @@ template <> struct fp<float> {
   FUSEDSL_VM_INLINE static float erf_e(float v) {
     return 0x1.06eba8p-3f + v * (-0x1.81274p-2f + v * (0x1.ce2d6p-4f + v * (-0x1.b80062p-6f + v * (0x1.543f2ap-8f + v * (-0x1.a583bcp-11f + v * 0x1.4d2864p-14f)))));
   }
-  // erfc(x) = exp(-x^2) t G(t - 0.55), t = 3/(3+x), 0.45 <= x <= 10.1: 2^-29
-  static constexpr float erfc_tc = 0.55f;
-  FUSEDSL_VM_INLINE static float erfc_g(float u) {
-    return 0x1.8edf52p-2f + u * (0x1.592bfcp-1f + u * (0x1.d79716p-1f + u * (0x1.ecc928p-1f + u * (0x1.6a3a6p-1f + u * (0x1.15ab96p-2f + u * (-0x1.3032ecp-4f + u * (-0x1.1f8684p-3f + u * (-0x1.196b1cp-6f + u * (0x1.26435p-5f + u * (-0x1.498c1ep-12f + u * (0x1.afb04ep-5f)))))))))));
+  // erfc(x) = exp(-x^2) t G(t - 0.6), t = 3/(3+x), 0 <= x <= 10.1: 2^-28.7, with
+  // G = g0 + u (g1 + u G2(u)) fitted with g0, g1 doubles: erfc_float_wide
+  // takes these two steps in double; erf's erfc, which needs less, in float.
+  static constexpr float erfc_tc = 0.6f;
+  static constexpr double erfc_g0 = 0x1.b3e012d77098dp-2, erfc_g1 = 0x1.8c364b60c45c2p-1;
+  FUSEDSL_VM_INLINE static float erfc_g2(float u) {
+    return 0x1.138e2ep+0f + u * (0x1.1c4bdp+0f + u * (0x1.8b35ap-1f + u * (0x1.ee6294p-3f + u * (-0x1.0026f2p-3f + u * (-0x1.28222p-3f + u * (0x1.21af08p-7f + u * 0x1.cbb03p-5f))))));
   }
+  FUSEDSL_VM_INLINE static float erfc_g(float u) { return float(erfc_g0) + u * (float(erfc_g1) + u * erfc_g2(u)); }
 
-  // The float erfc is computed in double (float arguments square exactly
-  // there): the same two polynomials, evaluated in double.
-  FUSEDSL_VM_INLINE static double exp_q_wide(double r) {
-    return 0x1.fffffcp-2 + r * (0x1.55548cp-3 + r * (0x1.55585ap-5 + r * (0x1.123d6cp-7 + r * 0x1.6ab868p-10)));
-  }
-  FUSEDSL_VM_INLINE static double erfc_g_wide(double u) {
-    return 0x1.8edf52p-2 + u * (0x1.592bfcp-1 + u * (0x1.d79716p-1 + u * (0x1.ecc928p-1 + u * (0x1.6a3a6p-1 + u * (0x1.15ab96p-2 + u * (-0x1.3032ecp-4 + u * (-0x1.1f8684p-3 + u * (-0x1.196b1cp-6 + u * (0x1.26435p-5 + u * (-0x1.498c1ep-12 + u * (0x1.afb04ep-5)))))))))));
-  }
 };
 
 /// double: bit layout and the reduction constants.
@@ -308,18 +304,21 @@ FUSEDSL_VM_INLINE exp_parts<T> erfc_split(T z, T zz_hi, T zz_lo) {
   return {e.m * (th * G + tl * G), e.s};
 }
 
-/// erfc(z) of a float z >= 0.45 (NaN passes), computed in double as
-/// e^(-z^2) t G(t), t = 3/(3+z): z^2 is exact in double and every rounding
-/// is far below float's, so the float result is rounded about once.
-FUSEDSL_VM_INLINE double erfc_of_float(double z, double zz) {
-  using D = fp<double>;
-  const double t = 3.0 / (3.0 + z);
-  const double g = t * fp<float>::erfc_g_wide(t - double(fp<float>::erfc_tc));
-  const double k = -zz * D::log2e + D::shifter;
-  const double n = k - D::shifter;
-  const double r = (-zz - n * D::ln2_hi) - n * D::ln2_lo;
-  const double p = 1.0 + (r + r * r * fp<float>::exp_q_wide(r));
-  return (p * g) * pow2(k);  // |n| <= 160: 2^n is a normal double
+/// float erfc(z), 0.45 <= z <= erfc_hi (NaN passes), as a double for the
+/// caller to finish with one rounding: e^(-z^2) t G(t), t = 3/(3+z), where
+/// z^2 = zz_hi + zz_lo exactly enough. The polynomials and the reduction of
+/// e^(-z^2) run in float (4 lanes with SSE2); t, 1 + (e^r - 1), 2^n and the
+/// products in double (2 lanes, few operations), so that only the float
+/// polynomials round at float precision: G's last step, G0 + u G1(u), is
+/// taken in double with u exact, so that neither the rounding of G's leading
+/// sum nor that of t (which the slope of t G(t) amplifies 2.4 times near
+/// z = 1) costs accuracy; erfc_split's correction tl is not needed.
+FUSEDSL_VM_INLINE double erfc_float_wide(float z, float zz_hi, float zz_lo) {
+  using F = fp<float>;
+  const double t = 3.0 / (3.0 + double(z));
+  const double u = t - double(F::erfc_tc);
+  const double G = F::erfc_g0 + u * (F::erfc_g1 + u * double(F::erfc_g2(static_cast<float>(u))));
+  return (t * G) * exp_float_wide(-zz_hi, -zz_lo);
 }
 
 /// num / (1 + t) for 0 <= t <= 1 (or NaN), with the rounding of 1 + t
@@ -509,14 +508,15 @@ FUSEDSL_VM_INLINE T erf(T x) {
   using F = detail::fp<T>;
   const T ax = detail::abs(x);
   const T z = detail::select(ax > F::erf_hi, F::erf_hi, ax);
-  T small, big;
+  const T small = ax + ax * F::erf_e(ax * ax);
+  T big;
   if constexpr (sizeof(T) == 4) {
-    // float: the sums in double, rounded once
-    small = static_cast<T>(double(ax) + double(ax * F::erf_e(ax * ax)));
-    const double zd = z;
-    big = static_cast<T>(1.0 - detail::erfc_of_float(zd, zd * zd));
+    // 1 - erfc with erfc <= 0.22: an error of erfc up to 2^-21 of itself
+    // (2^-24 of the result) is enough, so all in float and simpler than
+    // for gelu: t and z^2 rounded, e^(-z^2) of exp.
+    const T t = T(3) / (T(3) + z);
+    big = T(1) - vector_math::exp(-(z * z)) * (t * F::erfc_g(t - F::erfc_tc));
   } else {
-    small = ax + ax * F::erf_e(ax * ax);
     const detail::split_square<T> zz = detail::square_split(z);
     const detail::exp_parts<T> c = detail::erfc_split(z, zz.hi, zz.lo);
     big = T(1) - c.m * c.s;
@@ -532,25 +532,25 @@ FUSEDSL_VM_INLINE T gelu_erf(T x) {
   using F = detail::fp<T>;
   const T xc = detail::clamp(x, F::gelu_lo, -F::gelu_lo);
   const T az = detail::abs(xc) * T(0.70710678118654752440);
-  const bool small = az < T(0.5);
-  const T half_x = T(0.5) * x;
-  T pos, neg;
+  const detail::split_square<T> xx = detail::square_split(xc);
+  const T zc = detail::select(az > F::erfc_hi, F::erfc_hi, az);
+  T y;
   if constexpr (sizeof(T) == 4) {
-    // float: in double from x, rounded once
-    const double xd = xc, zd = detail::abs(xd) * 0.70710678118654752440, hx = 0.5 * double(x);
-    const double small_erf = zd + zd * double(F::erf_e(static_cast<T>(zd * zd)));  // erf(|x|/sqrt 2)
-    const double c = detail::erfc_of_float(zd, 0.5 * (xd * xd));
-    pos = detail::select(small, static_cast<T>(hx * (1.0 + small_erf)), static_cast<T>(hx * (2.0 - c)));
-    neg = detail::select(small, static_cast<T>(hx * (1.0 - small_erf)), static_cast<T>((0.5 * xd) * c));
+    // One erfc for every x (float's G is fitted down to 0), finished in
+    // double. x/2 is taken in float: exact but for subnormal x, which then
+    // round (to +-0 at the smallest) as in the formula x/2 (1 + erf).
+    const double c = detail::erfc_float_wide(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
+    y = detail::select(x >= T(0), static_cast<T>(double(T(0.5) * x) * (2.0 - c)),
+                       static_cast<T>(double(T(0.5) * xc) * c));
   } else {
+    const bool small = az < T(0.5);
+    const T half_x = T(0.5) * x;
     const T small_erf = az + az * F::erf_e(az * az);  // erf(|x|/sqrt 2)
-    const detail::split_square<T> xx = detail::square_split(xc);
-    const T zc = detail::select(az > F::erfc_hi, F::erfc_hi, az);
     const detail::exp_parts<T> c = detail::erfc_split(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
-    pos = half_x * detail::select(small, T(1) + small_erf, T(2) - c.m * c.s);
-    neg = detail::select(small, half_x * (T(1) - small_erf), ((T(0.5) * xc) * c.m) * c.s);
+    const T pos = half_x * detail::select(small, T(1) + small_erf, T(2) - c.m * c.s);
+    const T neg = detail::select(small, half_x * (T(1) - small_erf), ((T(0.5) * xc) * c.m) * c.s);
+    y = detail::select(x >= T(0), pos, neg);
   }
-  const T y = detail::select(x >= T(0), pos, neg);
   return detail::select(x == -detail::inf<T>(), detail::nan<T>(), y);
 }
 
