@@ -2,7 +2,7 @@
 // standard library in plain loops, as a user compiles them: -O3, no
 // -ffast-math. Prints markdown tables (bench/RESULTS.md "CPU math functions").
 //
-//   bench_math [log2 n = 24] [repeats = 7]
+//   bench_math [log2 n = 24] [repeats = 7] [function ...]  (the functions of table 3; default all)
 //
 // 1. y[i] = exp(a[i]) * b[i] + c[i] on n floats (and doubles), std::exp
 //    against fusedsl::math::exp, one thread and OpenMP (all threads).
@@ -16,7 +16,7 @@
 // Times are medians of `repeats` runs after one warm-up run.
 #include <omp.h>
 
-#include <algorithm>  // std::sort, std::max
+#include <algorithm>  // std::sort, std::max, std::find
 #include <bit>        // std::bit_cast
 #include <chrono>     // std::chrono::steady_clock
 #include <cmath>      // std::exp, ...
@@ -25,6 +25,7 @@
 #include <cstdlib>    // std::atoi
 #include <limits>     // std::numeric_limits
 #include <random>     // std::mt19937
+#include <string>     // std::string
 #include <vector>     // std::vector
 
 #include <fusedsl/core/math.hpp>
@@ -221,11 +222,12 @@ double max_ulp_error(const std::vector<T>& a, const std::vector<T>& y, ld (*ref)
 }
 
 template <class T>
-void function_table(std::int64_t n, int repeats, int threads_all, unsigned& seed) {
+void function_table(std::int64_t n, int repeats, int threads_all, unsigned& seed, const std::vector<std::string>& only) {
   std::printf("\n| %s | std 1 thread | fusedsl 1 thread | speed-up | std %d threads | fusedsl %d threads | speed-up | std max err (ulp) | fusedsl max err (ulp) |\n",
               sizeof(T) == 4 ? "float" : "double", threads_all, threads_all);
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const op& o : kOps) {
+    if (!only.empty() && std::find(only.begin(), only.end(), o.name) == only.end()) continue;
     const std::vector<T> a = random_vector<T>(n, T(o.lo), T(o.hi), ++seed);
     std::vector<T> ys(a.size()), yf(a.size());
     auto sf = [&](int th) {
@@ -329,7 +331,8 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|\n");
   adam_table(n, repeats, threads_all, seed);
   std::printf("\nThroughput of y[i] = f(a[i]) in elements/ns (higher is better); max err: against long double, in ulps\n");
-  function_table<float>(n, repeats, threads_all, seed);
-  function_table<double>(n, repeats, threads_all, seed);
+  const std::vector<std::string> only(argv + std::min(argc, 3), argv + argc);
+  function_table<float>(n, repeats, threads_all, seed, only);
+  function_table<double>(n, repeats, threads_all, seed, only);
   return 0;
 }

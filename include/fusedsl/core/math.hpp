@@ -86,8 +86,9 @@ template <class T>
 inline constexpr bool host_vector_math =
     std::is_same_v<T, float> || (std::is_same_v<T, double> && vector_math::double_vectorizes);
 #endif
-/// sqrt and rsqrt: vector_math for float on the host unless std::sqrt
-/// vectorizes already (-fno-math-errno; double keeps std::sqrt).
+/// sqrt: vector_math for float on the host unless std::sqrt vectorizes
+/// already (-fno-math-errno); the results are the same bits either way.
+/// double keeps std::sqrt.
 #if defined(__NO_MATH_ERRNO__)
 template <class T> inline constexpr bool host_sqrt = false;
 #else
@@ -123,9 +124,11 @@ template <class T> FUSEDSL_MATH_FN T sqrt(T a) {
   if constexpr (detail::host_sqrt<T>) return vector_math::sqrt(a);
   else return std::sqrt(a);
 }
-/// 1 / sqrt(a), rounded twice (as PyTorch's CPU rsqrt): bit for bit T(1) / std::sqrt(a).
+/// 1 / sqrt(a): float on the host vector_math::rsqrt, correctly rounded
+/// whatever the flags (T(1) / std::sqrt(a), as PyTorch's CPU rsqrt, rounds
+/// twice: up to 1.49 ulp).
 template <class T> FUSEDSL_MATH_FN T rsqrt(T a) {
-  if constexpr (detail::host_sqrt<T>) return vector_math::rsqrt(a);
+  if constexpr (std::is_same_v<T, float> && detail::host_vector_math<T>) return vector_math::rsqrt(a);
   else return T(1) / std::sqrt(a);
 }
 /// Floating-point pow from the standard library; integer pow by repeated

@@ -20,7 +20,8 @@
 /// Accuracy (max error in ulps of the result against the function in long
 /// double, asserted by tests/backend/vector_math.cpp over the whole range;
 /// docs/math.md has the measured values): float: every function <= 1 ulp
-/// but exp (<= 1.5). double: exp, log, log1p <= 1; erf <= 1.5; sin, cos <= 2;
+/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 2.5); sqrt correctly
+/// rounded (bit for bit std::sqrt), rsqrt = 1 / sqrt rounded twice. double: exp, log, log1p <= 1; erf <= 1.5; sin, cos <= 2;
 /// expm1, sigmoid <= 2.5; tanh, silu, gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
 /// |x| < 2^27 pi/2 ~ 2.1e8; beyond that without stated accuracy, 0 past 2^50.
 /// Special values as std:: (NaN in -> NaN out, +-Inf, overflow to Inf,
@@ -304,7 +305,7 @@ FUSEDSL_VM_INLINE exp_parts<T> erfc_split(T z, T zz_hi, T zz_lo) {
   return {e.m * (th * G + tl * G), e.s};
 }
 
-/// float erfc(z), 0.45 <= z <= erfc_hi (NaN passes), as a double for the
+/// float erfc(z), 0 <= z <= erfc_hi (NaN passes), as a double for the
 /// caller to finish with one rounding: e^(-z^2) t G(t), t = 3/(3+z), where
 /// z^2 = zz_hi + zz_lo exactly enough. The polynomials and the reduction of
 /// e^(-z^2) run in float (4 lanes with SSE2); t, 1 + (e^r - 1), 2^n and the
@@ -636,19 +637,32 @@ FUSEDSL_VM_INLINE T cos(T x) {
   return detail::sincos_finish(x, static_cast<T>(detail::sincos_core<sizeof(T) == 8>(static_cast<double>(x), 1)));
 }
 
-/// Square root of a float, correctly rounded: bit for bit std::sqrt for
-/// every input (NaN with the payload of x, quieted; x < 0 gives the default
-/// NaN of x86, -NaN; -0, +Inf, subnormals as std::). Vectorizes with SSE2,
-/// unlike std::sqrt without -fno-math-errno (see detail::sqrt_float_wide).
-FUSEDSL_VM_INLINE float sqrt(float x) {
-  float y = static_cast<float>(detail::sqrt_float_wide(x));
-  y = detail::select(x == detail::inf<float>(), x, y);
-  y = detail::select(x < 0.0f, detail::from_bits<float>(0xffc00000u), y);
-  return detail::select(x != x, x + x, y);  // x + x: the quieted NaN that sqrtss returns
+namespace detail {
+/// The special values of sqrt and rsqrt as x86's sqrtss gives them: x < 0
+/// gives the default NaN (-NaN), a NaN its own payload, quieted (x + x);
+/// at_inf is the result for +Inf. +-0 and the rest: y.
+FUSEDSL_VM_INLINE float sqrt_special_values(float x, float y, float at_inf) {
+  y = select(x == inf<float>(), at_inf, y);
+  y = select(x < 0.0f, from_bits<float>(0xffc00000u), y);
+  return select(x != x, x + x, y);
 }
-/// 1 / sqrt(x) rounded twice, as PyTorch's CPU rsqrt (and math::rsqrt
-/// before): bit for bit 1.0f / std::sqrt(x), <= 1 ulp (0.5 + 0.5 + 2^-24).
-FUSEDSL_VM_INLINE float rsqrt(float x) { return 1.0f / vector_math::sqrt(x); }
+}  // namespace detail
+
+/// Square root of a float, correctly rounded: bit for bit std::sqrt for
+/// every input (NaN payloads, -0, +Inf, subnormals, x < 0 included).
+/// Vectorizes with SSE2, unlike std::sqrt without -fno-math-errno (see
+/// detail::sqrt_float_wide).
+FUSEDSL_VM_INLINE float sqrt(float x) {
+  return detail::sqrt_special_values(x, static_cast<float>(detail::sqrt_float_wide(x)), x);
+}
+/// 1 / sqrt(x) of a float, correctly rounded (rounded once, from the double
+/// within 2^-52 of it: checked exactly for every input with 1/4 <= x < 4, the
+/// top and bottom binades and the subnormals). PyTorch's CPU rsqrt, 1 / sqrt
+/// in float, rounds twice (up to 1.49 ulp). rsqrt(+-0) = +-Inf, rsqrt(+Inf)
+/// = +0; NaN and x < 0 as sqrt.
+FUSEDSL_VM_INLINE float rsqrt(float x) {
+  return detail::sqrt_special_values(x, static_cast<float>(1.0 / detail::sqrt_float_wide(x)), 0.0f);
+}
 
 }  // namespace fusedsl::vector_math
 
