@@ -53,9 +53,12 @@ const fn kFns[] = {
     {"tanh", [](float x) { return vm::tanh(x); }, [](ld x) { return std::tanh(x); }},
     {"sigmoid", [](float x) { return vm::sigmoid(x); }, [](ld x) { return 1 / (1 + std::exp(-x)); }},
     {"silu", [](float x) { return vm::silu(x); }, [](ld x) { return x / (1 + std::exp(-x)); }},
-    {"erf", [](float x) { return vm::erf(x); }, [](ld x) { return std::erf(x); }},
+    // erf and gelu_erf: references in double, 9 times faster than erfcl and as good here: glibc's
+    // erf and erfc are within 1 ulp of double (2^-28 of a float ulp); the rounding of x/sqrt 2
+    // changes erfc by at most 2 z^2 2^-53 < 2^-45 (z < 10.3, below that gelu is -0).
+    {"erf", [](float x) { return vm::erf(x); }, [](ld x) { return ld(std::erf(double(x))); }},
     {"gelu_erf", [](float x) { return vm::gelu_erf(x); },
-     [](ld x) { return ld(0.5) * x * std::erfc(-x / std::sqrt(ld(2))); }},
+     [](ld x) { return ld(0.5 * double(x) * std::erfc(-double(x) / std::sqrt(2.0))); }},
     {"gelu_tanh", [](float x) { return vm::gelu_tanh(x); }, gelu_tanh_ref},
     // sin and cos: the stated range |x| < 2^27 pi/2 (2.1e8) only.
     {"sin", [](float x) { return vm::sin(x); }, [](ld x) { return std::sin(x); }},

@@ -6,14 +6,15 @@
 //
 // 1. y[i] = exp(a[i]) * b[i] + c[i] on n floats (and doubles), std::exp
 //    against fusedsl::math::exp, one thread and OpenMP (all threads).
-// 2. Adam's update of p, m, v from g with std::sqrt and fusedsl::math::sqrt.
+// 2. Adam's update of p, m, v from g with std::sqrt and vector_math::sqrt.
 // 3. Each function's throughput in elements per ns, float and double, one
 //    thread and OpenMP, std:: (or the formula math.hpp used before, for
 //    sigmoid, silu and the gelus) against fusedsl::math.
 // Inputs are fresh random numbers for every function (in its working
 // range); the results of both are checked against the function computed in
 // long double (max error in ulps over every 16th element).
-// Times are medians of `repeats` runs after one warm-up run.
+// Times are medians of `repeats` runs after one warm-up run (wall clock, or
+// with BENCH_MATH_CLOCK=thread the CPU time of the calling thread).
 #include <omp.h>
 
 #include <algorithm>  // std::sort, std::max, std::find
@@ -22,13 +23,15 @@
 #include <cmath>      // std::exp, ...
 #include <cstdint>    // std::int64_t
 #include <cstdio>     // std::printf
-#include <cstdlib>    // std::atoi
+#include <cstdlib>    // std::atoi, std::getenv
+#include <ctime>      // clock_gettime
 #include <limits>     // std::numeric_limits
 #include <random>     // std::mt19937
 #include <string>     // std::string
 #include <vector>     // std::vector
 
 #include <fusedsl/core/math.hpp>
+#include <fusedsl/core/vector_math.hpp>  // vector_math::sqrt (Adam)
 
 namespace fm = fusedsl::math;
 
@@ -107,8 +110,9 @@ BENCH_LOOP(std_rsqrt, double, double(1) / std::sqrt(x))
 BENCH_LOOP(fsl_rsqrt, float, fm::rsqrt(x))
 BENCH_LOOP(fsl_rsqrt, double, fm::rsqrt(x))
 
-// Adam's update of p, m, v from g (float), with std::sqrt or fusedsl::math::sqrt:
-// the sqrt decides whether the whole loop vectorizes.
+// Adam's update of p, m, v from g (float), with std::sqrt or vector_math::sqrt
+// (what math::sqrt is with AVX2 or newer): the sqrt decides whether the whole
+// loop vectorizes.
 #define ADAM_LOOP(NAME, SQRT)                                                                              \
   __attribute__((noinline)) void NAME(float* __restrict p, float* __restrict m, float* __restrict v,       \
                                       const float* __restrict g, std::int64_t n, float step, float bias2,  \
@@ -123,7 +127,7 @@ BENCH_LOOP(fsl_rsqrt, double, fm::rsqrt(x))
     }                                                                                                      \
   }
 ADAM_LOOP(std_adam, std::sqrt)
-ADAM_LOOP(fsl_adam, fm::sqrt)
+ADAM_LOOP(fsl_adam, fusedsl::vector_math::sqrt)
 
 // The fused loop of the issue: y = exp(a) * b + c.
 #define EXP_FMA_LOOP(NAME, T, EXP)                                                                           \
@@ -142,14 +146,32 @@ void fsl_exp_fma(const float* a, const float* b, const float* c, float* y, std::
 void std_exp_fma(const double* a, const double* b, const double* c, double* y, std::int64_t n, int t) { std_exp_fma_double(a, b, c, y, n, t); }
 void fsl_exp_fma(const double* a, const double* b, const double* c, double* y, std::int64_t n, int t) { fsl_exp_fma_double(a, b, c, y, n, t); }
 
+/// BENCH_MATH_CLOCK=thread: the CPU time of the calling thread instead of
+/// wall time. On a shared machine the 1-thread columns then measure the work
+/// itself, not the share of the CPU that the process got (the n-thread
+/// columns then show the calling thread's part only).
+const bool kThreadClock = [] {
+  const char* c = std::getenv("BENCH_MATH_CLOCK");
+  return c != nullptr && std::string(c) == "thread";
+}();
+
+double now_ms() {
+  if (kThreadClock) {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 template <class F>
 double median_ms(int repeats, F&& run) {
   run();  // warm-up: page faults, caches, thread pool
   std::vector<double> ms;
   for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = now_ms();
     run();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(now_ms() - t0);
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
@@ -274,7 +296,7 @@ void exp_fma_table(std::int64_t n, int repeats, int threads_all, unsigned& seed)
   }
 }
 
-/// Adam's update on n floats, std::sqrt against fusedsl::math::sqrt, from the
+/// Adam's update on n floats, std::sqrt against vector_math::sqrt, from the
 /// same state; results checked against each other (a few ulps: FMA
 /// contraction may differ between the scalar and the vectorized loop).
 void adam_table(std::int64_t n, int repeats, int threads_all, unsigned& seed) {
@@ -310,7 +332,8 @@ int main(int argc, char** argv) {
   const std::int64_t n = std::int64_t(1) << log2n;
   const int threads_all = omp_get_max_threads();
   unsigned seed = 1;
-  std::printf("bench_math: n = 2^%d, median of %d runs, OpenMP threads = %d\n", log2n, repeats, threads_all);
+  std::printf("bench_math: n = 2^%d, median of %d runs, OpenMP threads = %d, %s\n", log2n, repeats, threads_all,
+              kThreadClock ? "times: CPU time of the calling thread (BENCH_MATH_CLOCK=thread)" : "times: wall clock");
 #if defined(__AVX512F__)
   std::printf("compiled for: AVX-512\n");
 #elif defined(__AVX2__)
@@ -326,8 +349,8 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|---|\n");
   exp_fma_table<float>(n, repeats, threads_all, seed);
   exp_fma_table<double>(n, repeats, threads_all, seed);
-  std::printf("\nAdam's update of p, m, v from g (float): p -= lr m / (sqrt(v) + eps), std::sqrt against fusedsl::math::sqrt\n\n");
-  std::printf("| threads | std::sqrt ms | fusedsl::math::sqrt ms | speed-up | std GB/s | fusedsl GB/s | check |\n");
+  std::printf("\nAdam's update of p, m, v from g (float): p -= lr m / (sqrt(v) + eps), std::sqrt against vector_math::sqrt\n\n");
+  std::printf("| threads | std::sqrt ms | vector_math::sqrt ms | speed-up | std GB/s | vector_math GB/s | check |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   adam_table(n, repeats, threads_all, seed);
   std::printf("\nThroughput of y[i] = f(a[i]) in elements/ns (higher is better); max err: against long double, in ulps\n");

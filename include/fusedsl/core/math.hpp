@@ -86,10 +86,14 @@ template <class T>
 inline constexpr bool host_vector_math =
     std::is_same_v<T, float> || (std::is_same_v<T, double> && vector_math::double_vectorizes);
 #endif
-/// sqrt: vector_math for float on the host unless std::sqrt vectorizes
-/// already (-fno-math-errno); the results are the same bits either way.
+/// sqrt of float on the host: vector_math::sqrt where it is the faster one,
+/// with AVX2 or newer (8 or 16 lanes: Adam's update 1.3x / 2.1x faster than
+/// with the scalar std::sqrt, bench/RESULTS.md), unless std::sqrt vectorizes
+/// anyway (-fno-math-errno). With SSE2 / SSE4 (4 lanes) the emulation costs
+/// twice the scalar sqrt instruction, and a loop with it runs slower
+/// vectorized than the scalar loop with std::sqrt. Same bits either way.
 /// double keeps std::sqrt.
-#if defined(__NO_MATH_ERRNO__)
+#if defined(__NO_MATH_ERRNO__) || !defined(__AVX2__)
 template <class T> inline constexpr bool host_sqrt = false;
 #else
 template <class T> inline constexpr bool host_sqrt = std::is_same_v<T, float> && host_vector_math<T>;
@@ -115,11 +119,10 @@ template <class T> FUSEDSL_MATH_FN T expm1(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::expm1(a);
   else return std::expm1(a);
 }
-/// Square root, correctly rounded. float on the host: vector_math::sqrt
-/// (bit for bit std::sqrt), since without -fno-math-errno g++ turns
-/// std::sqrt into a call that sets errno and keeps the loop scalar; with
-/// -fno-math-errno (or -ffast-math) std::sqrt vectorizes to the sqrt
-/// instruction, which is faster.
+/// Square root, correctly rounded. float on the host with AVX2 or newer:
+/// vector_math::sqrt (bit for bit std::sqrt), since without -fno-math-errno
+/// g++ turns std::sqrt into a call that sets errno and keeps the loop scalar
+/// (see detail::host_sqrt for when std::sqrt is kept).
 template <class T> FUSEDSL_MATH_FN T sqrt(T a) {
   if constexpr (detail::host_sqrt<T>) return vector_math::sqrt(a);
   else return std::sqrt(a);
