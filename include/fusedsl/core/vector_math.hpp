@@ -20,9 +20,10 @@
 /// Accuracy (max error in ulps of the result against the function in long
 /// double, asserted by tests/backend/vector_math.cpp over the whole range;
 /// docs/math.md has the measured values): float: every function <= 1 ulp
-/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 2.5); sqrt correctly
-/// rounded (bit for bit std::sqrt), rsqrt = 1 / sqrt rounded twice. double: exp, log, log1p <= 1; erf <= 1.5; sin, cos <= 2;
-/// expm1, sigmoid <= 2.5; tanh, silu, gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
+/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 2.5); sqrt and rsqrt
+/// correctly rounded (sqrt bit for bit std::sqrt). double: exp, log, log1p
+/// <= 1; erf <= 1.5; sin, cos <= 2; expm1, sigmoid <= 2.5; tanh, silu,
+/// gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
 /// |x| < 2^27 pi/2 ~ 2.1e8; beyond that without stated accuracy, 0 past 2^50.
 /// Special values as std:: (NaN in -> NaN out, +-Inf, overflow to Inf,
 /// gradual underflow, log(0) = -Inf, log(<0) = NaN, signed zeros of expm1,
@@ -310,10 +311,11 @@ FUSEDSL_VM_INLINE exp_parts<T> erfc_split(T z, T zz_hi, T zz_lo) {
 /// z^2 = zz_hi + zz_lo exactly enough. The polynomials and the reduction of
 /// e^(-z^2) run in float (4 lanes with SSE2); t, 1 + (e^r - 1), 2^n and the
 /// products in double (2 lanes, few operations), so that only the float
-/// polynomials round at float precision: G's last step, G0 + u G1(u), is
-/// taken in double with u exact, so that neither the rounding of G's leading
-/// sum nor that of t (which the slope of t G(t) amplifies 2.4 times near
-/// z = 1) costs accuracy; erfc_split's correction tl is not needed.
+/// polynomials round at float precision: G's first two steps,
+/// g0 + u (g1 + u G2(u)), are taken in double with u exact, so that neither
+/// the rounding of G's leading terms nor that of t (which the slope of t G(t)
+/// amplifies 2.4 times near z = 1) costs accuracy; erfc_split's correction
+/// tl is not needed.
 FUSEDSL_VM_INLINE double erfc_float_wide(float z, float zz_hi, float zz_lo) {
   using F = fp<float>;
   const double t = 3.0 / (3.0 + double(z));
@@ -380,10 +382,10 @@ FUSEDSL_VM_INLINE double sincos_core(double x, std::uint64_t cos_offset) {
 /// it, so that its rounding to float is the correctly rounded sqrt: an exact
 /// float square root is either a float or at least 2^-51 (relative) away from
 /// the midpoint of two floats (x - m^2 != 0 is a multiple of 2^-48 for a
-/// midpoint m in [1, 2)), so rounding twice gives the same float; checked for
-/// all 2^32 inputs by bench_math_exhaustive. No sqrt instruction: without
-/// -fno-math-errno g++ guards every sqrt with a call that sets errno, and a
-/// loop with a call does not vectorize.
+/// midpoint m in [1, 2)), so rounding twice gives the same float; checked bit
+/// for bit against std::sqrt for all 2^32 inputs (bench/RESULTS.md). No sqrt
+/// instruction: without -fno-math-errno g++ guards every sqrt with a call
+/// that sets errno, and a loop with a call does not vectorize.
 /// y ~ 1/sqrt(x) in float: a seed from the bits (3.5% error) and two Newton
 /// steps (error < 2^-17; subnormals and 0 scaled by 2^32 first); then in
 /// double, with x y exact (24 x 24 bits) and e = x y^2 - 1:
