@@ -36,6 +36,9 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
     !defined(FUSEDSL_NO_CPU_DISPATCH)
 #  define FUSEDSL_CPU_KERNEL __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+/// 1 when CPU kernels are compiled for several x86-64 levels (above).
+#  define FUSEDSL_CPU_DISPATCH 1
 #else
+#  define FUSEDSL_CPU_DISPATCH 0
 #  define FUSEDSL_CPU_KERNEL
 #endif

@@ -92,8 +92,10 @@ inline constexpr bool host_vector_math =
 /// anyway (-fno-math-errno). With SSE2 / SSE4 (4 lanes) the emulation costs
 /// twice the scalar sqrt instruction, and a loop with it runs slower
 /// vectorized than the scalar loop with std::sqrt. Same bits either way.
-/// double keeps std::sqrt.
-#if defined(__NO_MATH_ERRNO__) || !defined(__AVX2__)
+/// With FUSEDSL_CPU_DISPATCH the kernels that run on AVX2 machines are the
+/// AVX2 / AVX-512 versions, whatever the flags of the build. double keeps
+/// std::sqrt.
+#if defined(__NO_MATH_ERRNO__) || !(defined(__AVX2__) || FUSEDSL_CPU_DISPATCH)
 template <class T> inline constexpr bool host_sqrt = false;
 #else
 template <class T> inline constexpr bool host_sqrt = std::is_same_v<T, float> && host_vector_math<T>;
