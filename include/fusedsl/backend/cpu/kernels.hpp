@@ -84,10 +84,83 @@ struct chunk_leaves {
   }
 };
 
+/// True for a pointwise subexpression computed in floating point whose
+/// leaves are all reduction results, realized values, 0-d tensors, params
+/// or constants: over a chunk whose node leaves are broadcast (step 0, as
+/// a row's reduction results are along the row) it has one value, which
+/// the loop then computes once (`rsqrt(var + eps)` of layernorm).
+template <class E>
+constexpr bool chunk_invariant_candidate() {
+  if constexpr (!is_inlined<E>) {
+    return false;
+  } else if constexpr (!std::is_floating_point_v<compute_t<kernel_numerics, E::value_dtype>>) {
+    return false;
+  } else {
+    return hana::unpack(detail::children<E>::value, [](auto... c) {
+      return (([]<class C>(hana::basic_type<C>) {
+                if constexpr (is_inlined<C>) return chunk_invariant_candidate<C>();
+                else return is_constant_node<C> || makes_node<C> || C::rank == 0;
+              }(c)) && ...);
+    });
+  }
+}
+
+/// Reads a chunk like chunk_reader, and holds the values of the chunk's
+/// invariant subexpressions (indexed by their first leaf slot).
+struct held_chunk_reader {
+  const void* const* leaf;
+  std::int64_t i;
+  const double* table;  ///< the held values, by first leaf slot
+  template <class E, std::size_t First>
+  static constexpr bool holds = chunk_invariant_candidate<E>();
+  template <std::size_t K, class T>
+  FUSEDSL_FORCEINLINE T load() const {
+    return static_cast<const T*>(leaf[K])[i];
+  }
+  template <class E, std::size_t First>
+  FUSEDSL_FORCEINLINE double held(const E&) const {
+    return table[First];
+  }
+};
+
+/// Computes the invariant subexpressions of a chunk at its first element
+/// into `held`, and clears `invariant` if one of them reads a leaf that
+/// moves along the chunk (then the chunk is evaluated element by element).
+struct invariant_recorder {
+  const void* const* leaf;
+  const std::int64_t* step;
+  double* table;  ///< receives the held values, by first leaf slot
+  bool* invariant;
+  template <class E, std::size_t First>
+  static constexpr bool holds = chunk_invariant_candidate<E>();
+  template <std::size_t K, class T>
+  FUSEDSL_FORCEINLINE T load() const {
+    return static_cast<const T*>(leaf[K])[0];
+  }
+  template <class E, std::size_t First>
+  double held(const E& e) const {
+    for (std::size_t k = First; k < First + leaf_slots<E>(); ++k) *invariant = *invariant && step[k] == 0;
+    const double value = evaluate<kernel_numerics, First>(e, chunk_reader{leaf, 0});
+    table[First] = value;
+    return value;
+  }
+};
+
 /// `values[i] = e` at the n elements of the prepared chunk.
 template <class E, class V>
 FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));  // vectorized: evaluate_chunk
+}
+
+/// evaluate_chunk with the chunk's invariant subexpressions taken from
+/// `held` (copied first, so that the loop sees them as constants).
+template <class E, class V>
+FUSEDSL_FORCEINLINE void evaluate_chunk_held(const E& e, const void* const* leaf, const double* held, V* values,
+                                             std::int64_t n) {
+  double local[leaf_slots<E>() + 1];
+  for (std::size_t k = 0; k <= leaf_slots<E>(); ++k) local[k] = held[k];
+  for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk_held
+    values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, held_chunk_reader{leaf, i, local}));
 }
 
 /// The row-major multi-index of flat position `flat` over `sizes`.
@@ -121,6 +194,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
   Out* out = static_cast<Out*>(t.out);
   chunk_leaves<E> leaves;
   alignas(64) value_type values[chunk];
+  double held[slots + 1] = {};
   shape index = unravel(begin, space);
   while (begin < end) {
     const std::int64_t run = std::min(end - begin, row - (r == 0 ? 0 : index[r - 1]));
@@ -129,7 +203,10 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
       leaves.prepare(t.data, base, step, m);
-      evaluate_chunk(e, leaves.leaf, values, m);
+      bool invariant = true;
+      (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaves.leaf, step, held, &invariant});
+      if (invariant) evaluate_chunk_held(e, leaves.leaf, held, values, m);
+      else evaluate_chunk(e, leaves.leaf, values, m);
       if (out_step == 1)
         for (std::int64_t i = 0; i < m; ++i) out[out_at + i] = static_cast<Out>(values[i]);
       else
