@@ -123,7 +123,7 @@ TSCALE = mpf(3)
 def G_erfc(t):
     x = TSCALE / t - TSCALE
     return mp.erfc(x) * mp.exp(x * x) / t
-TC_F = mpf("0.55")
+TC_F = mpf("0.6")
 TC_D = mpf("0.48")
 def erfc_fit(tc, xmax, xmin=mpf("0.45")):
     a = TSCALE / (TSCALE + xmax) - tc
@@ -139,8 +139,9 @@ RH = mpf("0.3468")          # ln2/2 = 0.34657...
 SMAX = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
 RT = mpf("0.7854") ** 2     # (pi/4)^2, pi/4 = 0.78539816...
 
-# (name, single?, f, weight, a, b, degrees): weights turn the error of the
-# fitted piece into the relative error of the final result.
+# (name, single?, f, weight, a, b, degrees[, wide]): weights turn the error of the
+# fitted piece into the relative error of the final result; the first `wide`
+# coefficients of a float fit are doubles.
 fits = [
     ("exp_f", True, Q, lambda r: r * r / mp.exp(r), -RH, RH, range(0, 5)),
     ("exp_d", False, Q, lambda r: r * r / mp.exp(r), -RH, RH, range(0, 10)),
@@ -150,8 +151,9 @@ fits = [
     ("log_d", False, P_log, lambda z: z / 2, 0, SMAX ** 2 * mpf("1.0001"), range(0, 7)),
     ("erf_f", True, Em1_erf, lambda v: 1 / E_erf(v), 0, mpf("0.9") ** 2, range(0, 7)),
     ("erf_d", False, Em1_erf, lambda v: 1 / E_erf(v), 0, mpf("0.9") ** 2, range(0, 11)),
-    # float: erfc needed for x in [0.45, 10.1] (gelu's tail underflows past 10.1/.. sqrt 2)
-    ("erfc_f", True, *erfc_fit(TC_F, mpf("10.1")), range(0, 12)),
+    # float: erfc for x in [0, 10.1] (gelu's tail underflows past 10.1 sqrt 2; gelu uses it
+    # down to 0), G = g0 + u (g1 + u G2(u)) with g0, g1 doubles (those two steps are taken in double)
+    ("erfc_f", True, *erfc_fit(TC_F, mpf("10.1"), xmin=mpf(0)), range(0, 10), 2),
     # double: x in [0.45, 27.3]
     ("erfc_d", False, *erfc_fit(TC_D, mpf("27.3")), range(0, 26)),
     # float sin/cos are evaluated in double: fit for ~2^-30 in double coefficients
@@ -161,11 +163,11 @@ fits = [
     ("cos_d", False, C_cos, lambda z: z * z, 0, RT, range(0, 6)),
 ]
 
-def fit_rounded(f, w, a, b, degrees, single):
+def fit_rounded(f, w, a, b, degrees, single, wide=0):
     """Remez fit, then rounding one coefficient at a time (lowest degree
     first), refitting the remaining ones with the rounded ones held fixed, so
-    that the later coefficients absorb the rounding of the earlier ones."""
-    rnd = to_f32 if single else float
+    that the later coefficients absorb the rounding of the earlier ones. The
+    first `wide` coefficients are rounded to double even for a float fit."""
     fixed = []
     emax0 = None
     for k in range(len(degrees)):
@@ -174,6 +176,7 @@ def fit_rounded(f, w, a, b, degrees, single):
         coef, emax, grid, fv, wv = remez(g, w, a, b, rest)
         if emax0 is None:
             emax0 = emax
+        rnd = to_f32 if single and k >= wide else float
         fixed.append((rnd(coef[0]), rest[0]))
     rounded = [c for c, _ in fixed]
     _, _, grid, fv, wv = remez(f, w, a, b, degrees, iters=0)
@@ -182,13 +185,14 @@ def fit_rounded(f, w, a, b, degrees, single):
 
 if __name__ == "__main__":
     only = sys.argv[1:]
-    for name, single, f, w, a, b, degrees in fits:
+    for name, single, f, w, a, b, degrees, *wide in fits:
         if only and name not in only:
             continue
         degrees = list(degrees)
-        rounded, emax, erounded = fit_rounded(f, w, mpf(a), mpf(b), degrees, single)
+        wide = wide[0] if wide else 0
+        rounded, emax, erounded = fit_rounded(f, w, mpf(a), mpf(b), degrees, single, wide)
         print(f"// {name}: degree {degrees[-1]} on [{mp.nstr(a, 6)}, {mp.nstr(b, 6)}]: "
               f"minimax weighted error {mp.nstr(emax, 3)} (2^{mp.nstr(mp.log(emax, 2), 4)}), "
               f"with rounded coefficients {mp.nstr(erounded, 3)} (2^{mp.nstr(mp.log(erounded, 2), 4)})")
-        print("  " + ", ".join(hexf(c, single) for c in rounded))
+        print("  " + ", ".join(hexf(c, single and k >= wide) for k, c in enumerate(rounded)))
         sys.stdout.flush()

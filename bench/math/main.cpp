@@ -2,30 +2,36 @@
 // standard library in plain loops, as a user compiles them: -O3, no
 // -ffast-math. Prints markdown tables (bench/RESULTS.md "CPU math functions").
 //
-//   bench_math [log2 n = 24] [repeats = 7]
+//   bench_math [log2 n = 24] [repeats = 7] [function ...]  (the functions of table 3; default all)
 //
 // 1. y[i] = exp(a[i]) * b[i] + c[i] on n floats (and doubles), std::exp
 //    against fusedsl::math::exp, one thread and OpenMP (all threads).
-// 2. Each function's throughput in elements per ns, float and double, one
+// 2. Adam's update of p, m, v from g with std::sqrt and vector_math::sqrt.
+// 3. Each function's throughput in elements per ns, float and double, one
 //    thread and OpenMP, std:: (or the formula math.hpp used before, for
 //    sigmoid, silu and the gelus) against fusedsl::math.
 // Inputs are fresh random numbers for every function (in its working
 // range); the results of both are checked against the function computed in
 // long double (max error in ulps over every 16th element).
-// Times are medians of `repeats` runs after one warm-up run.
+// Times are medians of `repeats` runs after one warm-up run (wall clock, or
+// with BENCH_MATH_CLOCK=thread the CPU time of the calling thread).
 #include <omp.h>
 
-#include <algorithm>  // std::sort, std::max
+#include <algorithm>  // std::sort, std::max, std::find
 #include <bit>        // std::bit_cast
 #include <chrono>     // std::chrono::steady_clock
 #include <cmath>      // std::exp, ...
 #include <cstdint>    // std::int64_t
 #include <cstdio>     // std::printf
-#include <cstdlib>    // std::atoi
+#include <cstdlib>    // std::atoi, std::getenv
+#include <ctime>      // clock_gettime
+#include <limits>     // std::numeric_limits
 #include <random>     // std::mt19937
+#include <string>     // std::string
 #include <vector>     // std::vector
 
 #include <fusedsl/core/math.hpp>
+#include <fusedsl/core/vector_math.hpp>  // vector_math::sqrt (Adam)
 
 namespace fm = fusedsl::math;
 
@@ -95,6 +101,33 @@ BENCH_LOOP(std_cos, float, std::cos(x))
 BENCH_LOOP(std_cos, double, std::cos(x))
 BENCH_LOOP(fsl_cos, float, fm::cos(x))
 BENCH_LOOP(fsl_cos, double, fm::cos(x))
+BENCH_LOOP(std_sqrt, float, std::sqrt(x))
+BENCH_LOOP(std_sqrt, double, std::sqrt(x))
+BENCH_LOOP(fsl_sqrt, float, fm::sqrt(x))
+BENCH_LOOP(fsl_sqrt, double, fm::sqrt(x))
+BENCH_LOOP(std_rsqrt, float, float(1) / std::sqrt(x))
+BENCH_LOOP(std_rsqrt, double, double(1) / std::sqrt(x))
+BENCH_LOOP(fsl_rsqrt, float, fm::rsqrt(x))
+BENCH_LOOP(fsl_rsqrt, double, fm::rsqrt(x))
+
+// Adam's update of p, m, v from g (float), with std::sqrt or vector_math::sqrt
+// (what math::sqrt is with AVX2 or newer): the sqrt decides whether the whole
+// loop vectorizes.
+#define ADAM_LOOP(NAME, SQRT)                                                                              \
+  __attribute__((noinline)) void NAME(float* __restrict p, float* __restrict m, float* __restrict v,       \
+                                      const float* __restrict g, std::int64_t n, float step, float bias2,  \
+                                      int threads) {                                                       \
+    _Pragma("omp parallel for num_threads(threads) schedule(static)")                                     \
+    for (std::int64_t i = 0; i < n; ++i) {                                                                 \
+      const float mi = 0.9f * m[i] + 0.1f * g[i];                                                          \
+      const float vi = 0.999f * v[i] + 0.001f * g[i] * g[i];                                               \
+      m[i] = mi;                                                                                           \
+      v[i] = vi;                                                                                           \
+      p[i] -= step * mi / (SQRT(vi * bias2) + 1e-8f);                                                      \
+    }                                                                                                      \
+  }
+ADAM_LOOP(std_adam, std::sqrt)
+ADAM_LOOP(fsl_adam, fusedsl::vector_math::sqrt)
 
 // The fused loop of the issue: y = exp(a) * b + c.
 #define EXP_FMA_LOOP(NAME, T, EXP)                                                                           \
@@ -113,14 +146,32 @@ void fsl_exp_fma(const float* a, const float* b, const float* c, float* y, std::
 void std_exp_fma(const double* a, const double* b, const double* c, double* y, std::int64_t n, int t) { std_exp_fma_double(a, b, c, y, n, t); }
 void fsl_exp_fma(const double* a, const double* b, const double* c, double* y, std::int64_t n, int t) { fsl_exp_fma_double(a, b, c, y, n, t); }
 
+/// BENCH_MATH_CLOCK=thread: the CPU time of the calling thread instead of
+/// wall time. On a shared machine the 1-thread columns then measure the work
+/// itself, not the share of the CPU that the process got (the n-thread
+/// columns then show the calling thread's part only).
+const bool kThreadClock = [] {
+  const char* c = std::getenv("BENCH_MATH_CLOCK");
+  return c != nullptr && std::string(c) == "thread";
+}();
+
+double now_ms() {
+  if (kThreadClock) {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 template <class F>
 double median_ms(int repeats, F&& run) {
   run();  // warm-up: page faults, caches, thread pool
   std::vector<double> ms;
   for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = now_ms();
     run();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(now_ms() - t0);
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
@@ -170,6 +221,7 @@ const op kOps[] = {
     OP(silu, -20, 20, ref_silu),                            OP(erf, -4, 4, [](ld x, bool) { return std::erf(x); }),
     OP(gelu_erf, -6, 6, ref_gelu_erf),                      OP(gelu_tanh, -6, 6, ref_gelu_tanh),
     OP(sin, -100, 100, [](ld x, bool) { return std::sin(x); }),   OP(cos, -100, 100, [](ld x, bool) { return std::cos(x); }),
+    OP(sqrt, 0, 1e4, [](ld x, bool) { return std::sqrt(x); }),    OP(rsqrt, 1e-4, 1e4, [](ld x, bool) { return 1 / std::sqrt(x); }),
 };
 
 /// Max error in ulps of T against the long double reference, over every 16th element.
@@ -192,11 +244,12 @@ double max_ulp_error(const std::vector<T>& a, const std::vector<T>& y, ld (*ref)
 }
 
 template <class T>
-void function_table(std::int64_t n, int repeats, int threads_all, unsigned& seed) {
+void function_table(std::int64_t n, int repeats, int threads_all, unsigned& seed, const std::vector<std::string>& only) {
   std::printf("\n| %s | std 1 thread | fusedsl 1 thread | speed-up | std %d threads | fusedsl %d threads | speed-up | std max err (ulp) | fusedsl max err (ulp) |\n",
               sizeof(T) == 4 ? "float" : "double", threads_all, threads_all);
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const op& o : kOps) {
+    if (!only.empty() && std::find(only.begin(), only.end(), o.name) == only.end()) continue;
     const std::vector<T> a = random_vector<T>(n, T(o.lo), T(o.hi), ++seed);
     std::vector<T> ys(a.size()), yf(a.size());
     auto sf = [&](int th) {
@@ -243,6 +296,34 @@ void exp_fma_table(std::int64_t n, int repeats, int threads_all, unsigned& seed)
   }
 }
 
+/// Adam's update on n floats, std::sqrt against vector_math::sqrt, from the
+/// same state; results checked against each other (a few ulps: FMA
+/// contraction may differ between the scalar and the vectorized loop).
+void adam_table(std::int64_t n, int repeats, int threads_all, unsigned& seed) {
+  const std::vector<float> g = random_vector<float>(n, -1.0f, 1.0f, ++seed);
+  const std::vector<float> p0 = random_vector<float>(n, -1.0f, 1.0f, ++seed);
+  const std::vector<float> m0 = random_vector<float>(n, -0.1f, 0.1f, ++seed);
+  const std::vector<float> v0 = random_vector<float>(n, 0.0f, 0.01f, ++seed);
+  const float step = 1e-3f / (1.0f - 0.9f * 0.9f), bias2 = 1.0f / (1.0f - 0.999f * 0.999f);
+  std::vector<float> ps = p0, ms = m0, vs = v0, pf = p0, mf = m0, vf = v0;
+  std_adam(ps.data(), ms.data(), vs.data(), g.data(), n, step, bias2, 1);
+  fsl_adam(pf.data(), mf.data(), vf.data(), g.data(), n, step, bias2, 1);
+  const auto near = [](float a, float b, float scale) { return std::fabs(a - b) <= 4 * std::numeric_limits<float>::epsilon() * scale; };
+  std::int64_t bad = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    bad += !(near(ps[i], pf[i], std::fabs(ps[i] - p0[i]) + std::fabs(ps[i])) && near(ms[i], mf[i], std::fabs(ms[i])) &&
+             near(vs[i], vf[i], std::fabs(vs[i])));
+  for (int th : {1, threads_all}) {
+    const double s = median_ms(repeats, [&] { std_adam(ps.data(), ms.data(), vs.data(), g.data(), n, step, bias2, th); });
+    const double f = median_ms(repeats, [&] { fsl_adam(pf.data(), mf.data(), vf.data(), g.data(), n, step, bias2, th); });
+    const double bytes = 7.0 * 4.0 * static_cast<double>(n);  // p, m, v read and written, g read
+    std::printf("| %d | %.2f | %.2f | %.1fx | %.1f | %.1f | %s |\n", th, s, f, s / f, bytes / (s * 1e6), bytes / (f * 1e6),
+                bad == 0 ? "ok" : "MISMATCH");
+    std::fflush(stdout);
+  }
+  if (bad != 0) std::printf("mismatches: %lld\n", static_cast<long long>(bad));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -251,7 +332,8 @@ int main(int argc, char** argv) {
   const std::int64_t n = std::int64_t(1) << log2n;
   const int threads_all = omp_get_max_threads();
   unsigned seed = 1;
-  std::printf("bench_math: n = 2^%d, median of %d runs, OpenMP threads = %d\n", log2n, repeats, threads_all);
+  std::printf("bench_math: n = 2^%d, median of %d runs, OpenMP threads = %d, %s\n", log2n, repeats, threads_all,
+              kThreadClock ? "times: CPU time of the calling thread (BENCH_MATH_CLOCK=thread)" : "times: wall clock");
 #if defined(__AVX512F__)
   std::printf("compiled for: AVX-512\n");
 #elif defined(__AVX2__)
@@ -267,8 +349,13 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|---|\n");
   exp_fma_table<float>(n, repeats, threads_all, seed);
   exp_fma_table<double>(n, repeats, threads_all, seed);
+  std::printf("\nAdam's update of p, m, v from g (float): p -= lr m / (sqrt(v) + eps), std::sqrt against vector_math::sqrt\n\n");
+  std::printf("| threads | std::sqrt ms | vector_math::sqrt ms | speed-up | std GB/s | vector_math GB/s | check |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  adam_table(n, repeats, threads_all, seed);
   std::printf("\nThroughput of y[i] = f(a[i]) in elements/ns (higher is better); max err: against long double, in ulps\n");
-  function_table<float>(n, repeats, threads_all, seed);
-  function_table<double>(n, repeats, threads_all, seed);
+  const std::vector<std::string> only(argv + std::min(argc, 3), argv + argc);
+  function_table<float>(n, repeats, threads_all, seed, only);
+  function_table<double>(n, repeats, threads_all, seed, only);
   return 0;
 }

@@ -25,3 +25,22 @@
 #else
 #  define FUSEDSL_FORCEINLINE inline __attribute__((always_inline))
 #endif
+
+/// Marks the CPU kernel functions whose loops carry the work: g++ compiles
+/// each for AVX2 with FMA and for the x86-64 baseline, and the program
+/// picks one when it loads, by the CPU it runs on (`target_clones`). So
+/// kernels vectorize 8 floats wide on the machines of the last decade
+/// without users compiling with -march. (Not AVX-512: g++ 12 turns the
+/// 8-lane reduction loops into scalar code there, and the pointwise loops
+/// gained little.) Results may differ between machines in the last bit
+/// (FMA contraction), never between runs on one machine. Define
+/// FUSEDSL_NO_CPU_DISPATCH to compile the baseline (or -march) version only.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
+    !defined(FUSEDSL_NO_CPU_DISPATCH)
+#  define FUSEDSL_CPU_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+/// 1 when CPU kernels are compiled for several x86-64 levels (above).
+#  define FUSEDSL_CPU_DISPATCH 1
+#else
+#  define FUSEDSL_CPU_KERNEL
+#  define FUSEDSL_CPU_DISPATCH 0
+#endif

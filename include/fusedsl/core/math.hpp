@@ -86,6 +86,20 @@ template <class T>
 inline constexpr bool host_vector_math =
     std::is_same_v<T, float> || (std::is_same_v<T, double> && vector_math::double_vectorizes);
 #endif
+/// sqrt of float on the host: vector_math::sqrt where it is the faster one,
+/// with AVX2 or newer (8 or 16 lanes: Adam's update 1.3x / 2.1x faster than
+/// with the scalar std::sqrt, bench/RESULTS.md), unless std::sqrt vectorizes
+/// anyway (-fno-math-errno). With SSE2 / SSE4 (4 lanes) the emulation costs
+/// twice the scalar sqrt instruction, and a loop with it runs slower
+/// vectorized than the scalar loop with std::sqrt. Same bits either way.
+/// With FUSEDSL_CPU_DISPATCH the kernels that run on AVX2 machines are the
+/// AVX2 / AVX-512 versions, whatever the flags of the build. double keeps
+/// std::sqrt.
+#if defined(__NO_MATH_ERRNO__) || !(defined(__AVX2__) || FUSEDSL_CPU_DISPATCH)
+template <class T> inline constexpr bool host_sqrt = false;
+#else
+template <class T> inline constexpr bool host_sqrt = std::is_same_v<T, float> && host_vector_math<T>;
+#endif
 }  // namespace detail
 
 // Always inlined: a call left in a loop stops its vectorization.
@@ -107,8 +121,21 @@ template <class T> FUSEDSL_MATH_FN T expm1(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::expm1(a);
   else return std::expm1(a);
 }
-template <class T> FUSEDSL_HOST_DEVICE T sqrt(T a) { return std::sqrt(a); }
-template <class T> FUSEDSL_HOST_DEVICE T rsqrt(T a) { return T(1) / std::sqrt(a); }
+/// Square root, correctly rounded. float on the host with AVX2 or newer:
+/// vector_math::sqrt (bit for bit std::sqrt), since without -fno-math-errno
+/// g++ turns std::sqrt into a call that sets errno and keeps the loop scalar
+/// (see detail::host_sqrt for when std::sqrt is kept).
+template <class T> FUSEDSL_MATH_FN T sqrt(T a) {
+  if constexpr (detail::host_sqrt<T>) return vector_math::sqrt(a);
+  else return std::sqrt(a);
+}
+/// 1 / sqrt(a): float on the host vector_math::rsqrt, correctly rounded
+/// whatever the flags (T(1) / std::sqrt(a), as PyTorch's CPU rsqrt, rounds
+/// twice: up to 1.49 ulp).
+template <class T> FUSEDSL_MATH_FN T rsqrt(T a) {
+  if constexpr (std::is_same_v<T, float> && detail::host_vector_math<T>) return vector_math::rsqrt(a);
+  else return T(1) / std::sqrt(a);
+}
 /// Floating-point pow from the standard library; integer pow by repeated
 /// squaring with wrap-around, where a negative exponent gives 0 unless the
 /// base is 1 or -1 (the integer part of the exact result).

@@ -20,8 +20,10 @@
 /// Accuracy (max error in ulps of the result against the function in long
 /// double, asserted by tests/backend/vector_math.cpp over the whole range;
 /// docs/math.md has the measured values): float: every function <= 1 ulp
-/// but exp (<= 1.5). double: exp, log, log1p <= 1; erf <= 1.5; sin, cos <= 2;
-/// expm1, sigmoid <= 2.5; tanh, silu, gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
+/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 2.5); sqrt and rsqrt
+/// correctly rounded (sqrt bit for bit std::sqrt). double: exp, log, log1p
+/// <= 1; erf <= 1.5; sin, cos <= 2; expm1, sigmoid <= 2.5; tanh, silu,
+/// gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
 /// |x| < 2^27 pi/2 ~ 2.1e8; beyond that without stated accuracy, 0 past 2^50.
 /// Special values as std:: (NaN in -> NaN out, +-Inf, overflow to Inf,
 /// gradual underflow, log(0) = -Inf, log(<0) = NaN, signed zeros of expm1,
@@ -103,20 +105,16 @@ template <> struct fp<float> {
   FUSEDSL_VM_INLINE static float erf_e(float v) {
     return 0x1.06eba8p-3f + v * (-0x1.81274p-2f + v * (0x1.ce2d6p-4f + v * (-0x1.b80062p-6f + v * (0x1.543f2ap-8f + v * (-0x1.a583bcp-11f + v * 0x1.4d2864p-14f)))));
   }
-  // erfc(x) = exp(-x^2) t G(t - 0.55), t = 3/(3+x), 0.45 <= x <= 10.1: 2^-29
-  static constexpr float erfc_tc = 0.55f;
-  FUSEDSL_VM_INLINE static float erfc_g(float u) {
-    return 0x1.8edf52p-2f + u * (0x1.592bfcp-1f + u * (0x1.d79716p-1f + u * (0x1.ecc928p-1f + u * (0x1.6a3a6p-1f + u * (0x1.15ab96p-2f + u * (-0x1.3032ecp-4f + u * (-0x1.1f8684p-3f + u * (-0x1.196b1cp-6f + u * (0x1.26435p-5f + u * (-0x1.498c1ep-12f + u * (0x1.afb04ep-5f)))))))))));
+  // erfc(x) = exp(-x^2) t G(t - 0.6), t = 3/(3+x), 0 <= x <= 10.1: 2^-28.7, with
+  // G = g0 + u (g1 + u G2(u)) fitted with g0, g1 doubles: erfc_float_wide
+  // takes these two steps in double; erf's erfc, which needs less, in float.
+  static constexpr float erfc_tc = 0.6f;
+  static constexpr double erfc_g0 = 0x1.b3e012d77098dp-2, erfc_g1 = 0x1.8c364b60c45c2p-1;
+  FUSEDSL_VM_INLINE static float erfc_g2(float u) {
+    return 0x1.138e2ep+0f + u * (0x1.1c4bdp+0f + u * (0x1.8b35ap-1f + u * (0x1.ee6294p-3f + u * (-0x1.0026f2p-3f + u * (-0x1.28222p-3f + u * (0x1.21af08p-7f + u * 0x1.cbb03p-5f))))));
   }
+  FUSEDSL_VM_INLINE static float erfc_g(float u) { return float(erfc_g0) + u * (float(erfc_g1) + u * erfc_g2(u)); }
 
-  // The float erfc is computed in double (float arguments square exactly
-  // there): the same two polynomials, evaluated in double.
-  FUSEDSL_VM_INLINE static double exp_q_wide(double r) {
-    return 0x1.fffffcp-2 + r * (0x1.55548cp-3 + r * (0x1.55585ap-5 + r * (0x1.123d6cp-7 + r * 0x1.6ab868p-10)));
-  }
-  FUSEDSL_VM_INLINE static double erfc_g_wide(double u) {
-    return 0x1.8edf52p-2 + u * (0x1.592bfcp-1 + u * (0x1.d79716p-1 + u * (0x1.ecc928p-1 + u * (0x1.6a3a6p-1 + u * (0x1.15ab96p-2 + u * (-0x1.3032ecp-4 + u * (-0x1.1f8684p-3 + u * (-0x1.196b1cp-6 + u * (0x1.26435p-5 + u * (-0x1.498c1ep-12 + u * (0x1.afb04ep-5)))))))))));
-  }
 };
 
 /// double: bit layout and the reduction constants.
@@ -308,18 +306,22 @@ FUSEDSL_VM_INLINE exp_parts<T> erfc_split(T z, T zz_hi, T zz_lo) {
   return {e.m * (th * G + tl * G), e.s};
 }
 
-/// erfc(z) of a float z >= 0.45 (NaN passes), computed in double as
-/// e^(-z^2) t G(t), t = 3/(3+z): z^2 is exact in double and every rounding
-/// is far below float's, so the float result is rounded about once.
-FUSEDSL_VM_INLINE double erfc_of_float(double z, double zz) {
-  using D = fp<double>;
-  const double t = 3.0 / (3.0 + z);
-  const double g = t * fp<float>::erfc_g_wide(t - double(fp<float>::erfc_tc));
-  const double k = -zz * D::log2e + D::shifter;
-  const double n = k - D::shifter;
-  const double r = (-zz - n * D::ln2_hi) - n * D::ln2_lo;
-  const double p = 1.0 + (r + r * r * fp<float>::exp_q_wide(r));
-  return (p * g) * pow2(k);  // |n| <= 160: 2^n is a normal double
+/// float erfc(z), 0 <= z <= erfc_hi (NaN passes), as a double for the
+/// caller to finish with one rounding: e^(-z^2) t G(t), t = 3/(3+z), where
+/// z^2 = zz_hi + zz_lo exactly enough. The polynomials and the reduction of
+/// e^(-z^2) run in float (4 lanes with SSE2); t, 1 + (e^r - 1), 2^n and the
+/// products in double (2 lanes, few operations), so that only the float
+/// polynomials round at float precision: G's first two steps,
+/// g0 + u (g1 + u G2(u)), are taken in double with u exact, so that neither
+/// the rounding of G's leading terms nor that of t (which the slope of t G(t)
+/// amplifies 2.4 times near z = 1) costs accuracy; erfc_split's correction
+/// tl is not needed.
+FUSEDSL_VM_INLINE double erfc_float_wide(float z, float zz_hi, float zz_lo) {
+  using F = fp<float>;
+  const double t = 3.0 / (3.0 + double(z));
+  const double u = t - double(F::erfc_tc);
+  const double G = F::erfc_g0 + u * (F::erfc_g1 + u * double(F::erfc_g2(static_cast<float>(u))));
+  return (t * G) * exp_float_wide(-zz_hi, -zz_lo);
 }
 
 /// num / (1 + t) for 0 <= t <= 1 (or NaN), with the rounding of 1 + t
@@ -374,6 +376,32 @@ FUSEDSL_VM_INLINE double sincos_core(double x, std::uint64_t cos_offset) {
   const std::uint64_t odd = std::uint64_t(0) - (q & 1);  // all ones when odd
   const std::uint64_t v = (bits(cp) & odd) | (bits(sp) & ~odd);
   return from_bits<double>(v ^ ((q & 2) << 62));
+}
+
+/// sqrt(x) of a finite float x >= 0 (or -0) as a double within 2^-52.5 of
+/// it, so that its rounding to float is the correctly rounded sqrt: an exact
+/// float square root is either a float or at least 2^-51 (relative) away from
+/// the midpoint of two floats (x - m^2 != 0 is a multiple of 2^-48 for a
+/// midpoint m in [1, 2)), so rounding twice gives the same float; checked bit
+/// for bit against std::sqrt for all 2^32 inputs (bench/RESULTS.md). No sqrt
+/// instruction: without -fno-math-errno g++ guards every sqrt with a call
+/// that sets errno, and a loop with a call does not vectorize.
+/// y ~ 1/sqrt(x) in float: a seed from the bits (3.5% error) and two Newton
+/// steps (error < 2^-17; subnormals and 0 scaled by 2^32 first); then in
+/// double, with x y exact (24 x 24 bits) and e = x y^2 - 1:
+/// sqrt(x) = x y (1 + e)^(-1/2) = x y (1 - e/2 + 3e^2/8 - 5e^3/16), the
+/// omitted terms below 2^-64, one rounding in the last sum.
+FUSEDSL_VM_INLINE double sqrt_float_wide(float x) {
+  const bool sub = x < min_normal<float>();
+  const float xs = select(sub, x * 0x1p32f, x);
+  float y = from_bits<float>(0x5f3759dfu - (bits(xs) >> 1));
+  const float hx = 0.5f * xs;
+  y = y * (1.5f - (hx * y) * y);  // (hx y) y: no overflow or underflow of y^2 at the ends of the range
+  y = y * (1.5f - (hx * y) * y);
+  const double yd = double(y) * double(select(sub, 0x1p16f, 1.0f));
+  const double xy = double(x) * yd;
+  const double e = xy * yd - 1.0;
+  return xy + xy * (e * (-0.5 + e * (0.375 - 0.3125 * e)));
 }
 
 }  // namespace detail
@@ -483,14 +511,15 @@ FUSEDSL_VM_INLINE T erf(T x) {
   using F = detail::fp<T>;
   const T ax = detail::abs(x);
   const T z = detail::select(ax > F::erf_hi, F::erf_hi, ax);
-  T small, big;
+  const T small = ax + ax * F::erf_e(ax * ax);
+  T big;
   if constexpr (sizeof(T) == 4) {
-    // float: the sums in double, rounded once
-    small = static_cast<T>(double(ax) + double(ax * F::erf_e(ax * ax)));
-    const double zd = z;
-    big = static_cast<T>(1.0 - detail::erfc_of_float(zd, zd * zd));
+    // 1 - erfc with erfc <= 0.22: an error of erfc up to 2^-21 of itself
+    // (2^-24 of the result) is enough, so all in float and simpler than
+    // for gelu: t and z^2 rounded, e^(-z^2) of exp.
+    const T t = T(3) / (T(3) + z);
+    big = T(1) - vector_math::exp(-(z * z)) * (t * F::erfc_g(t - F::erfc_tc));
   } else {
-    small = ax + ax * F::erf_e(ax * ax);
     const detail::split_square<T> zz = detail::square_split(z);
     const detail::exp_parts<T> c = detail::erfc_split(z, zz.hi, zz.lo);
     big = T(1) - c.m * c.s;
@@ -506,25 +535,25 @@ FUSEDSL_VM_INLINE T gelu_erf(T x) {
   using F = detail::fp<T>;
   const T xc = detail::clamp(x, F::gelu_lo, -F::gelu_lo);
   const T az = detail::abs(xc) * T(0.70710678118654752440);
-  const bool small = az < T(0.5);
-  const T half_x = T(0.5) * x;
-  T pos, neg;
+  const detail::split_square<T> xx = detail::square_split(xc);
+  const T zc = detail::select(az > F::erfc_hi, F::erfc_hi, az);
+  T y;
   if constexpr (sizeof(T) == 4) {
-    // float: in double from x, rounded once
-    const double xd = xc, zd = detail::abs(xd) * 0.70710678118654752440, hx = 0.5 * double(x);
-    const double small_erf = zd + zd * double(F::erf_e(static_cast<T>(zd * zd)));  // erf(|x|/sqrt 2)
-    const double c = detail::erfc_of_float(zd, 0.5 * (xd * xd));
-    pos = detail::select(small, static_cast<T>(hx * (1.0 + small_erf)), static_cast<T>(hx * (2.0 - c)));
-    neg = detail::select(small, static_cast<T>(hx * (1.0 - small_erf)), static_cast<T>((0.5 * xd) * c));
+    // One erfc for every x (float's G is fitted down to 0), finished in
+    // double. x/2 is taken in float: exact but for subnormal x, which then
+    // round (to +-0 at the smallest) as in the formula x/2 (1 + erf).
+    const double c = detail::erfc_float_wide(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
+    y = detail::select(x >= T(0), static_cast<T>(double(T(0.5) * x) * (2.0 - c)),
+                       static_cast<T>(double(T(0.5) * xc) * c));
   } else {
+    const bool small = az < T(0.5);
+    const T half_x = T(0.5) * x;
     const T small_erf = az + az * F::erf_e(az * az);  // erf(|x|/sqrt 2)
-    const detail::split_square<T> xx = detail::square_split(xc);
-    const T zc = detail::select(az > F::erfc_hi, F::erfc_hi, az);
     const detail::exp_parts<T> c = detail::erfc_split(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
-    pos = half_x * detail::select(small, T(1) + small_erf, T(2) - c.m * c.s);
-    neg = detail::select(small, half_x * (T(1) - small_erf), ((T(0.5) * xc) * c.m) * c.s);
+    const T pos = half_x * detail::select(small, T(1) + small_erf, T(2) - c.m * c.s);
+    const T neg = detail::select(small, half_x * (T(1) - small_erf), ((T(0.5) * xc) * c.m) * c.s);
+    y = detail::select(x >= T(0), pos, neg);
   }
-  const T y = detail::select(x >= T(0), pos, neg);
   return detail::select(x == -detail::inf<T>(), detail::nan<T>(), y);
 }
 
@@ -608,6 +637,33 @@ FUSEDSL_VM_INLINE T sin(T x) {
 template <class T>
 FUSEDSL_VM_INLINE T cos(T x) {
   return detail::sincos_finish(x, static_cast<T>(detail::sincos_core<sizeof(T) == 8>(static_cast<double>(x), 1)));
+}
+
+namespace detail {
+/// The special values of sqrt and rsqrt as x86's sqrtss gives them: x < 0
+/// gives the default NaN (-NaN), a NaN its own payload, quieted (x + x);
+/// at_inf is the result for +Inf. +-0 and the rest: y.
+FUSEDSL_VM_INLINE float sqrt_special_values(float x, float y, float at_inf) {
+  y = select(x == inf<float>(), at_inf, y);
+  y = select(x < 0.0f, from_bits<float>(0xffc00000u), y);
+  return select(x != x, x + x, y);
+}
+}  // namespace detail
+
+/// Square root of a float, correctly rounded: bit for bit std::sqrt for
+/// every input (NaN payloads, -0, +Inf, subnormals, x < 0 included).
+/// Vectorizes with SSE2, unlike std::sqrt without -fno-math-errno (see
+/// detail::sqrt_float_wide).
+FUSEDSL_VM_INLINE float sqrt(float x) {
+  return detail::sqrt_special_values(x, static_cast<float>(detail::sqrt_float_wide(x)), x);
+}
+/// 1 / sqrt(x) of a float, correctly rounded (rounded once, from the double
+/// within 2^-52 of it: checked exactly for every input with 1/4 <= x < 4, the
+/// top and bottom binades and the subnormals). PyTorch's CPU rsqrt, 1 / sqrt
+/// in float, rounds twice (up to 1.49 ulp). rsqrt(+-0) = +-Inf, rsqrt(+Inf)
+/// = +0; NaN and x < 0 as sqrt.
+FUSEDSL_VM_INLINE float rsqrt(float x) {
+  return detail::sqrt_special_values(x, static_cast<float>(1.0 / detail::sqrt_float_wide(x)), 0.0f);
 }
 
 }  // namespace fusedsl::vector_math

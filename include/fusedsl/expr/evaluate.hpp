@@ -6,6 +6,7 @@
 /// compute types of numerics policy `N`.
 #pragma once
 #include <cstddef>  // std::size_t
+#include <type_traits>  // std::enable_if_t, std::false_type
 #include <utility>  // std::index_sequence
 
 #include <fusedsl/core/config.hpp>    // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
@@ -24,6 +25,13 @@ constexpr std::size_t operand_first_slot() {
                  [&](auto t) { slot += leaf_slots<typename decltype(t)::type>(); });
   return slot;
 }
+/// True when `Reader` keeps the value of subexpression `E` whose leaf
+/// slots start at `First` (a loop that computed it once for many elements):
+/// evaluate then takes `reader.template held<E, First>(e)` instead.
+template <class Reader, class E, std::size_t First, class = void>
+struct reader_holds : std::false_type {};
+template <class Reader, class E, std::size_t First>
+struct reader_holds<Reader, E, First, std::enable_if_t<Reader::template holds<E, First>>> : std::true_type {};
 }  // namespace detail
 
 /// The value of `e` at the element `reader` stands on; leaf slots are
@@ -33,13 +41,15 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(co
   using result = compute_t<N, E::value_dtype>;
   if constexpr (is_constant_node<E>) {
     return static_cast<result>(e.value);
+  } else if constexpr (detail::reader_holds<Reader, E, First>::value) {
+    return static_cast<result>(reader.template held<E, First>(e));
   } else if constexpr (is_inlined<E>) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return static_cast<result>(E::op::apply(static_cast<compute_t<N, E::template operand_dtype<I>>>(
           evaluate<N, detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), reader))...));
     }(std::make_index_sequence<E::op::arity>{});
   } else {
-    return static_cast<result>(reader.template load<First, element_t<E::value_dtype>>());
+    return static_cast<result>(reader.template load<First, leaf_storage_t<E>>());
   }
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>  // std::int64_t
 #include <limits>   // std::numeric_limits
+#include <type_traits>  // std::is_same_v
 
 #include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
 #include <fusedsl/core/dtype.hpp>   // dtype
@@ -29,6 +30,37 @@ FUSEDSL_HOST_DEVICE constexpr T lowest() {
 constexpr dtype widen_integers(dtype x) { return is_floating_point(x) ? x : dtype::i64; }
 /// Integers and bool compute in f32 (logsumexp).
 constexpr dtype to_floating(dtype x) { return is_floating_point(x) ? x : dtype::f32; }
+
+/// A float as an integer of the same order (-0 just below +0), NaN above
+/// everything (`NanHigh`) or below: the integer max or min of such keys is
+/// a loop a compiler vectorizes, which a float max with NaN rules is not
+/// (its comparisons may trap, so they stay branches).
+template <bool NanHigh>
+FUSEDSL_HOST_DEVICE constexpr std::int32_t order_key(float x) {
+  const auto b = static_cast<std::int32_t>(__builtin_bit_cast(std::uint32_t, x));
+  const std::int32_t ordered = b ^ ((b >> 31) & 0x7fffffff);       // negative floats: magnitude order reversed
+  const std::int32_t nan = (0x7f800000 - (b & 0x7fffffff)) >> 31;  // all ones for NaN
+  return (ordered & ~nan) | (nan & (NanHigh ? 0x7fffffff : static_cast<std::int32_t>(0x80000000u)));
+}
+/// The float of a key (a NaN for NaN's key).
+FUSEDSL_HOST_DEVICE constexpr float from_order_key(std::int32_t k) {
+  return __builtin_bit_cast(float, static_cast<std::uint32_t>(k ^ ((k >> 31) & 0x7fffffff)));
+}
+/// max (`Largest`) or min of `acc` and `count` values, NaN first.
+template <bool Largest, class T>
+FUSEDSL_HOST_DEVICE constexpr T extreme_of_block(T acc, const T* v, std::int64_t count) {
+  if constexpr (std::is_same_v<T, float>) {
+    std::int32_t k = order_key<Largest>(acc);
+    for (std::int64_t i = 0; i < count; ++i) {  // vectorized: max and min of floats
+      const std::int32_t kv = order_key<Largest>(v[i]);
+      k = Largest ? (kv > k ? kv : k) : (kv < k ? kv : k);
+    }
+    return from_order_key(k);
+  } else {
+    for (std::int64_t i = 0; i < count; ++i) acc = Largest ? math::nan_max(acc, v[i]) : math::nan_min(acc, v[i]);
+    return acc;
+  }
+}
 }  // namespace detail
 
 /// What every reduction shares: the element-count requirement.
@@ -85,6 +117,10 @@ struct max : reduction_base {
   static constexpr dtype result_dtype(dtype x) { return x; }
   template <class T> struct state { T acc = detail::lowest<T>(); };
   template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::nan_max(s.acc, v); }
+  /// Adds `count` values at once (a loop's chunk), in a loop that vectorizes.
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
+    s.acc = detail::extreme_of_block<true>(s.acc, v, count);
+  }
   template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::nan_max(s.acc, o.acc); }
   template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
   constexpr bool operator==(const max&) const = default;
@@ -98,6 +134,10 @@ struct min : reduction_base {
   static constexpr dtype result_dtype(dtype x) { return x; }
   template <class T> struct state { T acc = detail::highest<T>(); };
   template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::nan_min(s.acc, v); }
+  /// Adds `count` values at once (a loop's chunk), in a loop that vectorizes.
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
+    s.acc = detail::extreme_of_block<false>(s.acc, v, count);
+  }
   template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::nan_min(s.acc, o.acc); }
   template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
   constexpr bool operator==(const min&) const = default;
@@ -162,6 +202,25 @@ struct moment : reduction_base {
     const T delta = v - s.mean;
     s.mean += delta / s.n;
     s.m2 += delta * (v - s.mean);
+  }
+  /// Adds `count` values at once (a loop's chunk): their mean, then their
+  /// squared deviations from it, merged as a partial state. The same
+  /// accuracy as Welford's update with one division per block instead of
+  /// one per element, and loops a compiler vectorizes.
+  template <class T> FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
+    constexpr int lanes = 8;  // independent partial sums: the loops vectorize without reassociation
+    const std::int64_t whole = count - count % lanes;
+    T sum[lanes] = {}, squares[lanes] = {};
+    for (std::int64_t i = 0; i < whole; i += lanes)  // vectorized: mean of a block
+      for (int l = 0; l < lanes; ++l) sum[l] += v[i + l];
+    for (std::int64_t i = whole; i < count; ++i) sum[i - whole] += v[i];
+    for (int l = 1; l < lanes; ++l) sum[0] += sum[l];
+    const T mean = sum[0] / T(count);
+    for (std::int64_t i = 0; i < whole; i += lanes)  // vectorized: squares of a block
+      for (int l = 0; l < lanes; ++l) squares[l] += (v[i + l] - mean) * (v[i + l] - mean);
+    for (std::int64_t i = whole; i < count; ++i) squares[i - whole] += (v[i] - mean) * (v[i] - mean);
+    for (int l = 1; l < lanes; ++l) squares[0] += squares[l];
+    merge(s, state<T>{mean, squares[0], T(count)});
   }
   template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
     if (o.n == T(0)) return;

@@ -3,8 +3,10 @@
 /// subexpression types (as `hana::type`s), leaf counts, and the
 /// distinct reductions of an expression.
 #pragma once
-#include <fusedsl/core/hana.hpp>  // hana: operands and type lists
+#include <type_traits>  // std::conditional_t
 
+#include <fusedsl/core/hana.hpp>        // hana: operands and type lists
+#include <fusedsl/core/numerics.hpp>    // compute_t, kernel_numerics
 #include <fusedsl/expr/expression.hpp>  // constant
 #include <fusedsl/expr/pointwise.hpp>   // pointwise
 #include <fusedsl/expr/reduce.hpp>      // reduce
@@ -21,6 +23,17 @@ template <class A> inline constexpr bool is_realize_node<pointwise<ops::realize,
 /// Nodes of their own: reductions and realized values. A loop reads them as
 /// buffers; everything else pointwise is inlined into the loop.
 template <class E> inline constexpr bool makes_node = is_reduction_node<E> || is_realize_node<E>;
+
+/// The element type a node's value (a reduction or realized value) is kept
+/// in between the loops of a kernel or a plan: the type the kernels compute
+/// it in, so f16 and bf16 values stay in float (as Inductor keeps them) and
+/// round once, where the program stores them.
+template <class E> using node_storage_t = compute_t<kernel_numerics, E::value_dtype>;
+
+/// The element type a loop reads leaf `E` as: a node's storage type, or
+/// the leaf's own element type.
+template <class E>
+using leaf_storage_t = std::conditional_t<makes_node<E>, node_storage_t<E>, element_t<E::value_dtype>>;
 /// Pointwise nodes computed inline by the loop that reads them.
 template <class E> inline constexpr bool is_inlined = is_pointwise_node<E> && !is_realize_node<E>;
 /// True for a literal constant.
@@ -85,7 +98,7 @@ constexpr auto leaf_element_types() {
       return hana::flatten(hana::make_tuple(hana::make_tuple(), leaf_element_types<typename decltype(c)::type>()...));
     });
   else if constexpr (is_constant_node<E>) return hana::make_tuple();
-  else return hana::make_tuple(hana::type_c<element_t<E::value_dtype>>);
+  else return hana::make_tuple(hana::type_c<leaf_storage_t<E>>);
 }
 
 /// Calls `f(node)` for every occurrence of node type `N` in `e`, in post-order.

@@ -51,7 +51,7 @@ template <class Out, int K, class N>
 void run_loop(const N& node, const detail::node_runtime& n, const tile_operands& t, loop_kind kind, std::int64_t begin,
               std::int64_t end) {
   if constexpr (K >= 0 && is_reduction_node<N>) {
-    if (kind == loop_kind::columns) reduction_columns<Out>(node, n, t, begin, end);
+    if (kind == loop_kind::columns) reduction_columns<Out>(node, n, t);
     else if (kind == loop_kind::split) reduction_split<Out>(node, n, t);
     else reduction_rows<Out>(node, n, t, begin, end);
   } else {
@@ -61,7 +61,7 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
 
 /// Runs node (S, K): a node that writes its statement's target stores the
 /// target's element type (the value converts as it is stored), any other
-/// node its own value's.
+/// node its storage type (node_storage_t).
 template <std::size_t S, int K, class P>
 void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, loop_kind kind,
               std::int64_t begin, std::int64_t end) {
@@ -69,7 +69,7 @@ void run_node(const P& prog, const detail::node_runtime& n, const tile_operands&
   using N = std::remove_cvref_t<decltype(node)>;
   using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
   if (n.writes_target) run_loop<typename Target::element_type, K>(node, n, t, kind, begin, end);
-  else if constexpr (K >= 0) run_loop<element_t<N::value_dtype>, K>(node, n, t, kind, begin, end);
+  else if constexpr (K >= 0) run_loop<node_storage_t<N>, K>(node, n, t, kind, begin, end);
 }
 
 /// The entry points of node (S, K) of program `P` in the CPU executor.
@@ -177,14 +177,13 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       for (std::size_t k = 0; k < n.leaves.size(); ++k) data[k] = n.leaves[k].data;
       const tile_operands t{data.data(), bias.data(), n.out.data, 0};
       const loop_kind kind = solo_kind(n);
-      if (kind == loop_kind::split) {
+      if (kind == loop_kind::split || kind == loop_kind::columns) {  // the loop parallelises itself
         entries[i].run(call.prog, n, t, kind, 0, n.outer);
         continue;
       }
       const std::int64_t units = n.outer;
-      const std::int64_t per_task = kind == loop_kind::elements ? tile_elements
-                                    : kind == loop_kind::columns ? cpu_detail::chunk
-                                                                 : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
+      const std::int64_t per_task =
+          kind == loop_kind::elements ? tile_elements : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
 #pragma omp parallel for schedule(static) if (n.outer * n.inner > tile_elements)
       for (std::int64_t b = 0; b < units; b += per_task) entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task));
     }

@@ -84,10 +84,83 @@ struct chunk_leaves {
   }
 };
 
+/// True for a pointwise subexpression computed in floating point whose
+/// leaves are all reduction results, realized values, 0-d tensors, params
+/// or constants: over a chunk whose node leaves are broadcast (step 0, as
+/// a row's reduction results are along the row) it has one value, which
+/// the loop then computes once (`rsqrt(var + eps)` of layernorm).
+template <class E>
+constexpr bool chunk_invariant_candidate() {
+  if constexpr (!is_inlined<E>) {
+    return false;
+  } else if constexpr (!std::is_floating_point_v<compute_t<kernel_numerics, E::value_dtype>>) {
+    return false;
+  } else {
+    return hana::unpack(detail::children<E>::value, [](auto... c) {
+      return (([]<class C>(hana::basic_type<C>) {
+                if constexpr (is_inlined<C>) return chunk_invariant_candidate<C>();
+                else return is_constant_node<C> || makes_node<C> || C::rank == 0;
+              }(c)) && ...);
+    });
+  }
+}
+
+/// Reads a chunk like chunk_reader, and holds the values of the chunk's
+/// invariant subexpressions (indexed by their first leaf slot).
+struct held_chunk_reader {
+  const void* const* leaf;
+  std::int64_t i;
+  const double* table;  ///< the held values, by first leaf slot
+  template <class E, std::size_t First>
+  static constexpr bool holds = chunk_invariant_candidate<E>();
+  template <std::size_t K, class T>
+  FUSEDSL_FORCEINLINE T load() const {
+    return static_cast<const T*>(leaf[K])[i];
+  }
+  template <class E, std::size_t First>
+  FUSEDSL_FORCEINLINE double held(const E&) const {
+    return table[First];
+  }
+};
+
+/// Computes the invariant subexpressions of a chunk at its first element
+/// into `held`, and clears `invariant` if one of them reads a leaf that
+/// moves along the chunk (then the chunk is evaluated element by element).
+struct invariant_recorder {
+  const void* const* leaf;
+  const std::int64_t* step;
+  double* table;  ///< receives the held values, by first leaf slot
+  bool* invariant;
+  template <class E, std::size_t First>
+  static constexpr bool holds = chunk_invariant_candidate<E>();
+  template <std::size_t K, class T>
+  FUSEDSL_FORCEINLINE T load() const {
+    return static_cast<const T*>(leaf[K])[0];
+  }
+  template <class E, std::size_t First>
+  double held(const E& e) const {
+    for (std::size_t k = First; k < First + leaf_slots<E>(); ++k) *invariant = *invariant && step[k] == 0;
+    const double value = evaluate<kernel_numerics, First>(e, chunk_reader{leaf, 0});
+    table[First] = value;
+    return value;
+  }
+};
+
 /// `values[i] = e` at the n elements of the prepared chunk.
 template <class E, class V>
 FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));
+  for (std::int64_t i = 0; i < n; ++i) values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));  // vectorized: evaluate_chunk
+}
+
+/// evaluate_chunk with the chunk's invariant subexpressions taken from
+/// `held` (copied first, so that the loop sees them as constants).
+template <class E, class V>
+FUSEDSL_FORCEINLINE void evaluate_chunk_held(const E& e, const void* const* leaf, const double* held, V* values,
+                                             std::int64_t n) {
+  double local[leaf_slots<E>() + 1];
+  for (std::size_t k = 0; k <= leaf_slots<E>(); ++k) local[k] = held[k];
+  for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk_held
+    values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, held_chunk_reader{leaf, i, local}));
 }
 
 /// The row-major multi-index of flat position `flat` over `sizes`.
@@ -109,7 +182,7 @@ inline std::int64_t dot(const shape& index, const shape& strides) {
 /// Pointwise node `e` (its loop expression) over the flat elements
 /// [begin, end) of `n.space`, storing `Out` elements.
 template <class Out, class E>
-void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, std::int64_t begin, std::int64_t end) {
+FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, std::int64_t begin, std::int64_t end) {
   constexpr std::size_t slots = leaf_slots<E>();
   using value_type = compute_t<kernel_numerics, E::value_dtype>;
   const shape& space = n.space;
@@ -121,6 +194,7 @@ void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, 
   Out* out = static_cast<Out*>(t.out);
   chunk_leaves<E> leaves;
   alignas(64) value_type values[chunk];
+  double held[slots + 1] = {};
   shape index = unravel(begin, space);
   while (begin < end) {
     const std::int64_t run = std::min(end - begin, row - (r == 0 ? 0 : index[r - 1]));
@@ -129,7 +203,10 @@ void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, 
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
       leaves.prepare(t.data, base, step, m);
-      evaluate_chunk(e, leaves.leaf, values, m);
+      bool invariant = true;
+      (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaves.leaf, step, held, &invariant});
+      if (invariant) evaluate_chunk_held(e, leaves.leaf, held, values, m);
+      else evaluate_chunk(e, leaves.leaf, values, m);
       if (out_step == 1)
         for (std::int64_t i = 0; i < m; ++i) out[out_at + i] = static_cast<Out>(values[i]);
       else
@@ -172,10 +249,17 @@ struct reduction_axes {
   }
 };
 
+/// True when reduction `R`'s accumulator adds a whole chunk of values at
+/// once (`add_block`), which it does better than element by element.
+template <class R, class State>
+inline constexpr bool takes_blocks = requires(const R& r, State& s, const compute_t<kernel_numerics, R::input_dtype>* v) {
+  r.op.add_block(s, v, std::int64_t{});
+};
+
 /// Accumulates reduction `r` of kept element `row` over reduced elements
 /// [j0, j1) (flat, row-major over the reduced axes) into `state`.
 template <class R, class State>
-void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes, const tile_operands& t,
+FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes, const tile_operands& t,
                 std::int64_t row, std::int64_t j0, std::int64_t j1, State& state) {
   using Arg = std::remove_cvref_t<decltype(r.arg)>;
   using acc_type = compute_t<kernel_numerics, R::input_dtype>;
@@ -190,7 +274,6 @@ void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes, c
   State lanes[reduction_lanes] = {};
   lanes[0] = state;
   chunk_leaves<Arg> leaves;
-  alignas(64) acc_type values[chunk];
   shape index = unravel(j0, axes.reduced_sizes);
   std::int64_t j = j0;
   while (j < j1) {
@@ -203,13 +286,22 @@ void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes, c
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
       leaves.prepare(t.data, base, step, m);
-      evaluate_chunk(r.arg, leaves.leaf, values, m);
-      // Lane l takes elements l, l + lanes, ...: a fixed assignment, so the
-      // order of additions is the same on every run.
-      std::int64_t i = 0;
-      for (; i + reduction_lanes <= m; i += reduction_lanes)
-        for (int l = 0; l < reduction_lanes; ++l) r.op.add(lanes[l], values[i + l], j + done + i + l);
-      for (; i < m; ++i) r.op.add(lanes[i % reduction_lanes], values[i], j + done + i);
+      if constexpr (takes_blocks<R, State>) {
+        alignas(64) acc_type values[chunk];
+        evaluate_chunk(r.arg, leaves.leaf, values, m);
+        r.op.add_block(lanes[0], values, m);
+      } else {
+        // Lane l takes elements l, l + lanes, ...: a fixed assignment, so the
+        // order of additions is the same on every run.
+        std::int64_t i = 0;
+        for (; i + reduction_lanes <= m; i += reduction_lanes)
+          for (int l = 0; l < reduction_lanes; ++l)  // vectorized: reduction lanes
+            r.op.add(lanes[l], static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i + l})),
+                     j + done + i + l);
+        for (; i < m; ++i)
+          r.op.add(lanes[i % reduction_lanes],
+                   static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})), j + done + i);
+      }
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
     }
     j += run;
@@ -274,44 +366,79 @@ inline bool is_column_reduction(const node_runtime& n) {
   return n.reduced_mask == leading && n.reduced_mask != (1u << n.space.rank()) - 1u;
 }
 
-/// Column reduction `r` for kept elements (columns) [begin, end): for each
-/// reduced element (row), a chunk of columns is evaluated and added into
-/// the columns' states, so memory is read in order.
-template <class Out, class R>
-void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t, std::int64_t begin,
-                       std::int64_t end) {
+/// Columns a column-reduction task covers: the states of a block stay in
+/// the L1/L2 cache while whole rows of the block stream past them.
+inline constexpr std::int64_t column_block = 2048;
+
+/// Parts the reduced rows of a column reduction are cut into, so that a
+/// reduction with few column blocks still has a task per thread: fixed by
+/// the sizes alone (64 tasks at least, rows of 16 or more per part), never
+/// by the thread count, so results do not depend on it.
+inline std::int64_t column_parts(std::int64_t columns, std::int64_t rows) {
+  const std::int64_t blocks = (columns + column_block - 1) / column_block;
+  return std::clamp<std::int64_t>(64 / std::max<std::int64_t>(blocks, 1), 1, std::max<std::int64_t>(rows / 16, 1));
+}
+
+/// Adds reduced elements (rows) [j0, j1) of columns [c0, c1) into
+/// `states[c - c0]`: each row's columns are read in order, a chunk at a time.
+template <class R>
+FUSEDSL_CPU_KERNEL void accumulate_columns(const R& r, const node_runtime& n, const reduction_axes& axes, const tile_operands& t,
+                        std::int64_t c0, std::int64_t c1, std::int64_t j0, std::int64_t j1, reduction_state<R>* states) {
   using Arg = std::remove_cvref_t<decltype(r.arg)>;
   using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   constexpr std::size_t slots = leaf_slots<Arg>();
-  const reduction_axes axes(n);
   const int last = axes.n_kept - 1;  // the innermost kept axis: contiguous columns
-  reduction_state<R> states[chunk];
+  const std::int64_t row_len = axes.kept_sizes[last];
   chunk_leaves<Arg> leaves;
-  alignas(64) acc_type values[chunk];
-  std::int64_t base[slots + 1], step[slots + 1];
+  std::int64_t row_base[slots + 1], base[slots + 1], step[slots + 1];
   for (std::size_t k = 0; k < slots; ++k) step[k] = n.leaves[k].strides[axes.kept[last]];
-  Out* out = static_cast<Out*>(t.out);
-  for (std::int64_t c0 = begin; c0 < end;) {
-    // A block of columns on one innermost kept row.
-    const std::int64_t width = std::min({chunk, end - c0, axes.kept_sizes[last] - c0 % axes.kept_sizes[last]});
-    for (std::int64_t c = 0; c < width; ++c) states[c] = {};
-    shape reduced_index = unravel(0, axes.reduced_sizes);
-    for (std::int64_t j = 0; j < n.inner; ++j) {
-      for (std::size_t k = 0; k < slots; ++k) {
-        base[k] = axes.row_offset(c0, n.leaves[k].strides) - t.bias[k];
-        for (int m = 0; m < axes.n_reduced; ++m) base[k] += reduced_index[m] * n.leaves[k].strides[axes.reduced[m]];
-      }
-      leaves.prepare(t.data, base, step, width);
-      evaluate_chunk(r.arg, leaves.leaf, values, width);
-      for (std::int64_t c = 0; c < width; ++c) r.op.add(states[c], values[c], j);
-      for (int m = axes.n_reduced - 1; m >= 0; --m) {
-        if (++reduced_index[m] < axes.reduced_sizes[m]) break;
-        reduced_index[m] = 0;
-      }
+  shape reduced_index = unravel(j0, axes.reduced_sizes);
+  for (std::int64_t j = j0; j < j1; ++j) {
+    for (std::size_t k = 0; k < slots; ++k) {
+      row_base[k] = -t.bias[k];
+      for (int m = 0; m < axes.n_reduced; ++m) row_base[k] += reduced_index[m] * n.leaves[k].strides[axes.reduced[m]];
     }
-    for (std::int64_t c = 0; c < width; ++c)
-      out[axes.row_offset(c0 + c, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(states[c], n.inner));
-    c0 += width;
+    for (std::int64_t c = c0; c < c1;) {
+      // A chunk of columns on one innermost kept row.
+      const std::int64_t width = std::min({chunk, c1 - c, row_len - c % row_len});
+      for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + axes.row_offset(c, n.leaves[k].strides);
+      leaves.prepare(t.data, base, step, width);
+      reduction_state<R>* s = states + (c - c0);
+      for (std::int64_t i = 0; i < width; ++i)  // vectorized: column states
+        r.op.add(s[i], static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})), j);
+      c += width;
+    }
+    for (int m = axes.n_reduced - 1; m >= 0; --m) {
+      if (++reduced_index[m] < axes.reduced_sizes[m]) break;
+      reduced_index[m] = 0;
+    }
+  }
+}
+
+/// Column reduction `r` (reduced leading axes, kept trailing ones), the
+/// whole node: tasks of (column block, part of the rows) add whole rows of
+/// their block into their own states, read in memory order; the parts of
+/// each column are then merged in order.
+template <class Out, class R>
+void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t) {
+  const reduction_axes axes(n);
+  const std::int64_t columns = n.outer, rows = n.inner;
+  const std::int64_t parts = column_parts(columns, rows);
+  const std::int64_t blocks = (columns + column_block - 1) / column_block;
+  std::vector<reduction_state<R>> partial(static_cast<std::size_t>(parts * columns));
+#pragma omp parallel for schedule(static) if (columns * rows > chunk * chunk)
+  for (std::int64_t task = 0; task < blocks * parts; ++task) {
+    const std::int64_t block = task / parts, part = task % parts;
+    const std::int64_t c0 = block * column_block, c1 = std::min(columns, c0 + column_block);
+    accumulate_columns(r, n, axes, t, c0, c1, rows * part / parts, rows * (part + 1) / parts,
+                       partial.data() + part * columns + c0);
+  }
+  Out* out = static_cast<Out*>(t.out);
+#pragma omp parallel for schedule(static) if (columns * parts > chunk * chunk)
+  for (std::int64_t c = 0; c < columns; ++c) {
+    reduction_state<R> state = partial[static_cast<std::size_t>(c)];
+    for (std::int64_t part = 1; part < parts; ++part) r.op.merge(state, partial[static_cast<std::size_t>(part * columns + c)]);
+    out[axes.row_offset(c, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(state, rows));
   }
 }
 

@@ -153,10 +153,10 @@ template <class P, std::size_t S>
 inline constexpr int distinct_count =
     decltype(hana::length(distinct_nodes<std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>>()))::value;
 
-/// Bytes per element of node (S, K)'s own value.
+/// Bytes per element of node (S, K)'s value as a buffer between loops.
 template <class P, std::size_t S, int K>
 inline constexpr std::size_t node_element_size =
-    sizeof(element_t<std::remove_cvref_t<decltype(node_expression<S, K>(std::declval<const P&>()))>::value_dtype>);
+    sizeof(node_storage_t<std::remove_cvref_t<decltype(node_expression<S, K>(std::declval<const P&>()))>>);
 
 /// `Entry::template make<S, K>()` for the node (s, k) of program `P` known
 /// only at run time (K in [-1, distinct count of S)); `Entry{}` when `P` has

@@ -1,0 +1,284 @@
+/// @file kernel_classes.hpp
+/// Every kernel class of the CPU backend against the oracle, for one
+/// element type per including file (they compile in parallel): pointwise
+/// groups, row groups (softmax, layernorm), column reductions, full and
+/// split reductions, horizontal multi-output groups and in-place groups.
+/// Each program runs fused (`fx::cpu`), unfused (`fx::cpu_unfused`) and in
+/// the oracle (`fx::run_reference`), each into its own outputs pre-filled
+/// with a sentinel, over odd sizes (1, 3, 1023, 4097), empty tensors,
+/// size-1 axes, and inputs bound to transposed, sliced and expanded views.
+#pragma once
+#include <array>    // std::array
+#include <cstdint>  // std::int64_t
+#include <limits>   // std::numeric_limits
+#include <string>   // std::string
+#include <tuple>    // std::tuple, std::apply
+#include <vector>   // std::vector
+
+#include <doctest/doctest.h>
+
+#include <fusedsl/fusedsl.hpp>
+#include <support/compare.hpp>  // FUSEDSL_CHECK_CLOSE, default_tolerance
+#include <support/random.hpp>   // random_tensor
+
+namespace kernel_classes {
+
+namespace fx = fusedsl;
+using fx::testing::random_tensor;
+using fx::testing::tolerance;
+
+/// How a program runs: the fused plan, node by node, or the oracle.
+enum class way { fused, unfused, oracle };
+inline constexpr std::array<way, 3> ways{way::fused, way::unfused, way::oracle};
+inline const char* name(way w) { return w == way::fused ? "fused" : w == way::unfused ? "unfused" : "oracle"; }
+
+template <class P, class... Bindings>
+void run(way w, const P& prog, const Bindings&... bindings) {
+  if (w == way::fused) prog.run(fx::cpu, bindings...);
+  else if (w == way::unfused) prog.run(fx::cpu_unfused, bindings...);
+  else fx::run_reference(prog, bindings...);
+}
+
+/// A value no program here produces: an element left unwritten shows.
+template <class T>
+T sentinel() {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(std::numeric_limits<T>::max() - 3);
+  else return static_cast<T>(-12345.0f);
+}
+
+/// An output of `sizes` filled with the sentinel.
+template <class T>
+fx::tensor<T> fresh(const fx::shape& sizes) {
+  return fx::tensor<T>::full(sizes, sentinel<T>());
+}
+
+/// Runs `go(w)` for each way; `go` returns a tuple of output tensors. The
+/// fused and unfused outputs are compared with the oracle's within `tol`.
+template <class Go>
+void check_ways(const std::string& what, tolerance tol, Go go) {
+  auto fused = go(way::fused);
+  auto unfused = go(way::unfused);
+  auto oracle = go(way::oracle);
+  std::apply(
+      [&](const auto&... expected) {
+        std::apply(
+            [&](const auto&... got) {
+              (([&] {
+                 INFO(what << " (fused)");
+                 FUSEDSL_CHECK_CLOSE(got.view(), expected.view(), tol);
+               }()),
+               ...);
+            },
+            fused);
+        std::apply(
+            [&](const auto&... got) {
+              (([&] {
+                 INFO(what << " (unfused)");
+                 FUSEDSL_CHECK_CLOSE(got.view(), expected.view(), tol);
+               }()),
+               ...);
+            },
+            unfused);
+      },
+      oracle);
+}
+
+/// The C++ number type to write constants of T in (no C++ numbers of
+/// type bf16: floats, which promote as PyTorch's wrapped numbers do).
+template <class T>
+using number_t = std::conditional_t<std::is_same_v<T, fx::bfloat16>, float, T>;
+
+/// Sums of T: integers sum in i64, as torch.sum.
+template <class T>
+using sum_t = std::conditional_t<std::is_integral_v<T>, std::int64_t, T>;
+
+/// Tolerance of results that went through a reduction of up to ~4000
+/// elements (float accumulation against the oracle's double).
+template <class T>
+constexpr tolerance reduced_tolerance() {
+  constexpr fx::dtype d = fx::dtype_of<T>;
+  if constexpr (!fx::is_floating_point(d)) return {0, 0};
+  else if constexpr (d == fx::dtype::f64) return {1e-11, 1e-11};
+  else if constexpr (d == fx::dtype::f32) return {5e-5, 5e-4};
+  else return {1.6e-2, 2e-2};
+}
+
+/// The shapes every kernel class runs over: odd sizes, size-1 axes, empty.
+inline const std::vector<fx::shape>& shapes() {
+  static const std::vector<fx::shape> all{{1, 1},    {3, 3},    {1, 1023}, {3, 4097}, {1023, 3},
+                                          {4097, 1}, {37, 129}, {0, 5},    {5, 0}};
+  return all;
+}
+
+/// The ways an input of `sizes` is bound: a dense tensor, a transposed
+/// view, a sliced view with a step, and (for one row broadcast to all) an
+/// expanded view. The bases live in `keep`.
+template <class T>
+std::vector<std::pair<std::string, fx::tensor_view<T>>> input_views(const fx::shape& sizes, std::uint64_t seed,
+                                                                     std::vector<fx::tensor<T>>& keep) {
+  const std::int64_t rows = sizes[0], cols = sizes[1];
+  keep.push_back(random_tensor<T>(sizes, seed));
+  keep.push_back(random_tensor<T>({cols, rows}, seed + 1));
+  keep.push_back(random_tensor<T>({2 * rows + 1, cols + 2}, seed + 2));
+  keep.push_back(random_tensor<T>({1, cols}, seed + 3));
+  const std::size_t n = keep.size();
+  return {{"dense", keep[n - 4].view()},
+          {"transposed", keep[n - 3].transpose(0, 1)},
+          {"sliced", keep[n - 2].slice(0, 1, 2 * rows + 1, 2).slice(1, 1, cols + 1, 1)},
+          {"expanded", keep[n - 1].view().expand(sizes)}};
+}
+
+/// Describes the case for failure messages.
+inline std::string describe(const char* kernel, const fx::shape& sizes, const std::string& binding) {
+  return std::string(kernel) + " over " + fx::to_string(sizes) + ", input " + binding;
+}
+
+/// Pointwise groups: a broadcast row, a scalar param, several ops.
+template <class T>
+void check_pointwise() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::in<"b", T, 1> b;
+  constexpr fx::param<"k", T> k;
+  constexpr fx::out<"y", T, 2> y;
+  constexpr fx::program prog{y = (x - b) * k + x * x};
+  for (const fx::shape& sizes : shapes()) {
+    std::vector<fx::tensor<T>> keep;
+    const auto bias = random_tensor<T>({sizes[1]}, 7);
+    for (const auto& [binding, view] : input_views<T>(sizes, 11, keep))
+      check_ways(describe("pointwise", sizes, binding), fx::testing::default_tolerance<T>(3), [&](way how) {
+        auto out = fresh<T>(sizes);
+        run(how, prog, x(view), b(bias), k(T(3)), y(out));
+        return std::tuple{std::move(out)};
+      });
+  }
+}
+
+/// Row groups: reductions over the innermost axis with pointwise work
+/// before and after (softmax and layernorm for floating point; a max and a
+/// sum broadcast back for integers).
+template <class T>
+void check_row_groups() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"y", T, 2> y;
+  for (const fx::shape& sizes : shapes()) {
+    if (sizes[1] == 0) continue;  // max over an empty row has no value (an error, tested elsewhere)
+    std::vector<fx::tensor<T>> keep;
+    for (const auto& [binding, view] : input_views<T>(sizes, 21, keep)) {
+      if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, fx::bfloat16>) {
+        constexpr fx::in<"w", T, 1> w;
+        constexpr fx::in<"b", T, 1> b;
+        constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
+                                          fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+        constexpr fx::program layernorm{
+            y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + number_t<T>(1e-5f)) * w + b};
+        const auto weight = random_tensor<T>({sizes[1]}, 22), bias = random_tensor<T>({sizes[1]}, 23);
+        check_ways(describe("softmax", sizes, binding), reduced_tolerance<T>(), [&](way how) {
+          auto out = fresh<T>(sizes);
+          run(how, softmax, x(view), y(out));
+          return std::tuple{std::move(out)};
+        });
+        // (x - mean) / std amplifies the rounding of the mean and the variance.
+        const tolerance normalized{reduced_tolerance<T>().rtol * 4, reduced_tolerance<T>().atol * 4};
+        check_ways(describe("layernorm", sizes, binding), normalized, [&](way how) {
+          auto out = fresh<T>(sizes);
+          run(how, layernorm, x(view), w(weight), b(bias), y(out));
+          return std::tuple{std::move(out)};
+        });
+      } else {
+        constexpr fx::out<"z", sum_t<T>, 2> z;
+        constexpr fx::program centered{y = x - fx::max(x, fx::axis<1>), z = fx::sum(x, fx::axis<1>) + x};
+        check_ways(describe("row group", sizes, binding), reduced_tolerance<T>(), [&](way how) {
+          auto out_y = fresh<T>(sizes);
+          auto out_z = fresh<sum_t<T>>(sizes);
+          run(how, centered, x(view), y(out_y), z(out_z));
+          return std::tuple{std::move(out_y), std::move(out_z)};
+        });
+      }
+    }
+  }
+}
+
+/// Column reductions (reduced leading axis) and full reductions, also over
+/// more elements than one split chunk (the split path of few long rows).
+template <class T>
+void check_column_and_full_reductions() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"s", sum_t<T>, 1> s;
+  constexpr fx::out<"m", T, 1> m;
+  constexpr fx::out<"t", sum_t<T>, 0> t;
+  constexpr fx::program columns{s = fx::sum(x, fx::axis<0>, fx::drop_axes), m = fx::min(x * number_t<T>(2), fx::axis<0>, fx::drop_axes)};
+  constexpr fx::program full{t = fx::sum(x, fx::axes<>, fx::drop_axes)};
+  std::vector<fx::shape> sizes_list = shapes();
+  sizes_list.push_back({2, 40000});  // a row reduction of few long rows: split into fixed chunks
+  for (const fx::shape& sizes : sizes_list) {
+    std::vector<fx::tensor<T>> keep;
+    for (const auto& [binding, view] : input_views<T>(sizes, 31, keep)) {
+      if (sizes[0] > 0)  // min over an empty column has no value
+        check_ways(describe("column reduction", sizes, binding), reduced_tolerance<T>(), [&](way how) {
+          auto out_s = fresh<sum_t<T>>({sizes[1]});
+          auto out_m = fresh<T>({sizes[1]});
+          run(how, columns, x(view), s(out_s), m(out_m));
+          return std::tuple{std::move(out_s), std::move(out_m)};
+        });
+      tolerance full_tolerance = reduced_tolerance<T>();
+      full_tolerance.atol *= 10;  // up to 80000 terms
+      check_ways(describe("full reduction", sizes, binding), full_tolerance, [&](way how) {
+        auto out_t = fresh<sum_t<T>>(fx::shape{});
+        run(how, full, x(view), t(out_t));
+        return std::tuple{std::move(out_t)};
+      });
+    }
+  }
+}
+
+/// Horizontal groups: several outputs over one input, a reduction among them.
+template <class T>
+void check_horizontal() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"a", T, 2> a;
+  constexpr fx::out<"b", T, 2> b;
+  constexpr fx::out<"s", sum_t<T>, 1> s;
+  constexpr fx::program prog{a = x * number_t<T>(2), b = x + number_t<T>(1), s = fx::sum(x, fx::axis<1>, fx::drop_axes)};
+  for (const fx::shape& sizes : shapes()) {
+    std::vector<fx::tensor<T>> keep;
+    for (const auto& [binding, view] : input_views<T>(sizes, 41, keep))
+      check_ways(describe("horizontal", sizes, binding), reduced_tolerance<T>(), [&](way how) {
+        auto out_a = fresh<T>(sizes), out_b = fresh<T>(sizes);
+        auto out_s = fresh<sum_t<T>>({sizes[0]});
+        run(how, prog, x(view), a(out_a), b(out_b), s(out_s));
+        return std::tuple{std::move(out_a), std::move(out_b), std::move(out_s)};
+      });
+  }
+}
+
+/// In-place groups: statements that update their inputs in order (each
+/// reads the values the previous one wrote), Adam-like.
+template <class T>
+void check_in_place() {
+  constexpr fx::in<"g", T, 2> g;
+  constexpr fx::inout<"p", T, 2> p;
+  constexpr fx::inout<"m", T, 2> m;
+  constexpr fx::program prog{m = m * number_t<T>(3) + g, p -= m * number_t<T>(2), m += p};
+  for (const fx::shape& sizes : shapes()) {
+    std::vector<fx::tensor<T>> keep;
+    const auto p0 = random_tensor<T>(sizes, 51), m0 = random_tensor<T>(sizes, 52);
+    for (const auto& [binding, view] : input_views<T>(sizes, 53, keep))
+      check_ways(describe("in place", sizes, binding), fx::testing::default_tolerance<T>(4), [&](way how) {
+        auto pw = p0.clone(), mw = m0.clone();
+        run(how, prog, g(view), p(pw), m(mw));
+        return std::tuple{std::move(pw), std::move(mw)};
+      });
+  }
+}
+
+/// All of the above for element type T.
+template <class T>
+void check_all_kernel_classes() {
+  SUBCASE("pointwise") { check_pointwise<T>(); }
+  SUBCASE("row groups") { check_row_groups<T>(); }
+  SUBCASE("column and full reductions") { check_column_and_full_reductions<T>(); }
+  SUBCASE("horizontal") { check_horizontal<T>(); }
+  SUBCASE("in place") { check_in_place<T>(); }
+}
+
+}  // namespace kernel_classes

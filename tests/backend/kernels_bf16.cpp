@@ -1,0 +1,6 @@
+// The CPU kernel classes against the oracle for bf16 (kernel_classes.hpp).
+#include "kernel_classes.hpp"
+
+namespace fx = fusedsl;
+
+TEST_CASE("CPU kernel classes against the oracle: bf16") { kernel_classes::check_all_kernel_classes<fx::bfloat16>(); }
