@@ -25,29 +25,27 @@ groups as_sets(groups g) {
   return g;
 }
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   if (argc != 2) {
     std::printf("usage: example_inductor_dump FILE.json\n");
     return EXIT_FAILURE;
   }
-  try {
-    // inductor: schedule
-    const fx::inductor_dump dump = fx::load_inductor_file(argv[1]);
-    const fx::plan plan = fx::fuse_nodes(dump.g);  // Inductor's rules and settings
-    groups ours;
-    for (const fx::fused_group& kernel : plan.groups) ours.push_back(kernel.names);
-    // inductor: end
-    std::printf("%s: %d nodes -> %zu kernels\n", dump.workload.c_str(), dump.g.size(), plan.groups.size());
-    for (const auto& names : ours) {
-      std::printf("  kernel:");
-      for (const auto& name : names) std::printf(" %s", name.c_str());
-      std::printf("\n");
-    }
-    const bool same = as_sets(ours) == as_sets(dump.fused_groups);
-    std::printf("Inductor's own groups (PyTorch %s): %s\n", dump.torch.c_str(), same ? "the same" : "DIFFERENT");
-    return same ? EXIT_SUCCESS : EXIT_FAILURE;
-  } catch (const fx::error& e) {  // unreadable file, malformed dump: the message names the field
-    std::printf("error: %s\n", e.what());
-    return EXIT_FAILURE;
+  // inductor: schedule
+  const fx::inductor_dump dump = fx::load_inductor_file(argv[1]);
+  const fx::plan plan = fx::fuse_nodes(dump.g);  // Inductor's rules and settings
+  groups ours;
+  for (const fx::fused_group& kernel : plan.groups) ours.push_back(kernel.names);
+  // inductor: end
+  std::printf("%s: %d nodes -> %zu kernels\n", dump.workload.c_str(), dump.g.size(), plan.groups.size());
+  for (const auto& names : ours) {
+    std::printf("  kernel:");
+    for (const auto& name : names) std::printf(" %s", name.c_str());
+    std::printf("\n");
   }
+  const bool same = as_sets(ours) == as_sets(dump.fused_groups);
+  std::printf("Inductor's own groups (PyTorch %s): %s\n", dump.torch.c_str(), same ? "the same" : "DIFFERENT");
+  return same ? EXIT_SUCCESS : EXIT_FAILURE;
+} catch (const fx::error& e) {  // unreadable file, malformed dump: the message names the field
+  std::printf("error: %s\n", e.what());
+  return EXIT_FAILURE;
 }
