@@ -43,8 +43,8 @@ int main() {
   adam.run(fx::cpu, grad(g), param(p), m(m1), v(v1), lr(lr_value), bias1(bias1_value), bias2(bias2_value));
   // adam: end
 
-  fx::run_reference(adam, grad(g), param(p_expected), m(m_expected), v(v_expected), lr(lr_value),
-                    bias1(bias1_value), bias2(bias2_value));
+  fx::run_reference(adam, grad(g), param(p_expected), m(m_expected), v(v_expected), lr(lr_value), bias1(bias1_value),
+                    bias2(bias2_value));
   // `&`, not `&&`: every comparison runs and prints.
   const bool ok = examples::matches("param", p, p_expected) & examples::matches("m", m1, m_expected) &
                   examples::matches("v", v1, v_expected);

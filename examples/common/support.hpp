@@ -26,12 +26,13 @@ fusedsl::tensor<T> random_tensor(const fusedsl::shape& sizes, unsigned seed, dou
 /// True when `result` has `expected`'s sizes and every element is within
 /// `atol + rtol * |expected|`; prints the largest difference under `what`.
 template <class T>
-bool matches(const char* what, const fusedsl::tensor<T>& result, const fusedsl::tensor<T>& expected,
-             double atol = 1e-6, double rtol = 1e-5) {
+bool matches(const char* what, const fusedsl::tensor<T>& result, const fusedsl::tensor<T>& expected, double atol = 1e-6,
+             double rtol = 1e-5) {
   bool ok = result.sizes() == expected.sizes();
   double worst = 0;
   for (std::int64_t i = 0; ok && i < result.numel(); ++i) {
-    const double difference = std::fabs(static_cast<double>(result.data()[i]) - static_cast<double>(expected.data()[i]));
+    const double difference =
+        std::fabs(static_cast<double>(result.data()[i]) - static_cast<double>(expected.data()[i]));
     worst = std::fmax(worst, difference);
     ok = difference <= atol + rtol * std::fabs(static_cast<double>(expected.data()[i]));
   }

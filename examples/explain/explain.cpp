@@ -5,8 +5,8 @@
 // `dot -Tsvg plan.dot -o plan.svg`).
 //
 //   example_explain [FILE.dot]   (writes plan.dot by default)
-#include <cstdlib>  // EXIT_SUCCESS, EXIT_FAILURE
-#include <fstream>  // std::ofstream
+#include <cstdlib>   // EXIT_SUCCESS, EXIT_FAILURE
+#include <fstream>   // std::ofstream
 #include <iostream>  // std::cout
 
 #include <fusedsl/fusedsl.hpp>
@@ -40,11 +40,12 @@ int main(int argc, char** argv) {
 
   const std::int64_t rows = 16, cols = 100;
   const auto input = examples::random_tensor<float>({rows, cols}, 1);
-  fx::tensor<float> probabilities({rows, cols}), sums({cols}), probabilities_expected({rows, cols}), sums_expected({cols});
+  fx::tensor<float> probabilities({rows, cols}), sums({cols}), probabilities_expected({rows, cols}),
+      sums_expected({cols});
   program.run(fx::cpu, x(input), y(probabilities), col_sum(sums));
   fx::run_reference(program, x(input), y(probabilities_expected), col_sum(sums_expected));
   // `&`, not `&&`: every comparison runs and prints.
-  const bool ok = examples::matches("y", probabilities, probabilities_expected) &
-                  examples::matches("col_sum", sums, sums_expected);
+  const bool ok =
+      examples::matches("y", probabilities, probabilities_expected) & examples::matches("col_sum", sums, sums_expected);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

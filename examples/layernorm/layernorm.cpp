@@ -11,7 +11,7 @@ namespace fx = fusedsl;
 
 int main() {
   // layernorm: program
-  constexpr fx::in<"x", float, 2> x;          // [rows, features]
+  constexpr fx::in<"x", float, 2> x;            // [rows, features]
   constexpr fx::in<"weight", float, 1> weight;  // [features], broadcast over the rows
   constexpr fx::in<"bias", float, 1> bias;
   constexpr fx::out<"y", float, 2> y;

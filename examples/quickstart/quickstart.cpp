@@ -1,8 +1,8 @@
 // The flagship example: softmax over the rows of a matrix, written as one
 // expression, run on the CPU, and checked against the reference interpreter.
-#include <cmath>    // std::fabs
-#include <cstdio>   // std::printf
-#include <random>   // std::mt19937
+#include <cmath>   // std::fabs
+#include <cstdio>  // std::printf
+#include <random>  // std::mt19937
 
 #include <fusedsl/fusedsl.hpp>
 

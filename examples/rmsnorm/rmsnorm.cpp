@@ -11,7 +11,7 @@ namespace fx = fusedsl;
 
 int main() {
   // rmsnorm: program
-  constexpr fx::in<"x", fx::bfloat16, 2> x;        // [tokens, hidden], bf16 in memory
+  constexpr fx::in<"x", fx::bfloat16, 2> x;  // [tokens, hidden], bf16 in memory
   constexpr fx::in<"weight", fx::bfloat16, 1> weight;
   constexpr fx::out<"y", fx::bfloat16, 2> y;
   constexpr float eps = 1e-6f;
