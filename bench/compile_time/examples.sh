@@ -26,7 +26,7 @@ for source in examples/*/*.cpp; do
   for compiler in $compilers; do
     case $compiler in
       g++) command="g++ -std=c++20 -fopenmp -fconstexpr-ops-limit=4294967296 -Wall -Wextra $common $source -o $out/$name.o" ;;
-      nvcc) command="$nvcc -x cu -std=c++20 -arch=sm_90 -Xcompiler -fopenmp $common $source -o $out/$name.o" ;;
+      nvcc) command="$nvcc -x cu -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -Xcompiler -fopenmp $common $source -o $out/$name.o" ;;
       *) echo "examples.sh: unknown compiler $compiler (g++ or nvcc)" >&2; exit 2 ;;
     esac
     load=$(cut -d' ' -f1 /proc/loadavg)

@@ -24,3 +24,6 @@
 #include <fusedsl/schedule/program_plan.hpp>  // plan_of, kernel_count, explain of programs
 #include <fusedsl/interop/inductor.hpp>     // load_inductor_file: Inductor scheduler dumps
 #include <fusedsl/backend/cpu/executor.hpp>  // prog.run(fx::cpu, ...)
+#ifdef __CUDACC__
+#  include <fusedsl/backend/cuda/executor.hpp>  // prog.run(fx::cuda(stream), ...)
+#endif

@@ -41,8 +41,8 @@ constexpr bool axes_distinct() {
   else {
     int normalized[] = {(Axes < 0 ? Axes + Rank : Axes)..., Rank};
     std::sort(normalized, normalized + sizeof...(Axes));
-    for (std::size_t i = 1; i < sizeof...(Axes); ++i)
-      if (normalized[i] == normalized[i - 1]) return false;
+    for (std::size_t i = 0; i + 1 < sizeof...(Axes) + 1; ++i)  // (no `1 < 0` for nvcc to warn about)
+      if (i > 0 && normalized[i] == normalized[i - 1]) return false;
     return true;
   }
 }

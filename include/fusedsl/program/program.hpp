@@ -17,12 +17,19 @@ namespace detail {
 template <class T> inline constexpr bool is_statement = false;
 template <class Target, class Value> inline constexpr bool is_statement<assign<Target, Value>> = true;
 
-template <class T> inline constexpr bool is_named_leaf = false;
-template <fixed_string N, class T, int R, role A> inline constexpr bool is_named_leaf<placeholder<N, T, R, A>> = true;
-template <fixed_string N, class T> inline constexpr bool is_named_leaf<param<N, T>> = true;
+// Detected by members, not by partial specialization: nvcc's front end does
+// not match specializations on a placeholder's name (a class-type argument).
+template <class T> inline constexpr bool is_named_leaf = requires {
+  T::name.view();
+  typename T::element_type;
+};
 
-template <class T> inline constexpr bool is_local = false;
-template <fixed_string N, class T, int R> inline constexpr bool is_local<placeholder<N, T, R, role::local>> = true;
+template <class T>
+constexpr bool has_local_role() {
+  if constexpr (requires { T::role_of; }) return T::role_of == role::local;
+  else return false;
+}
+template <class T> inline constexpr bool is_local = has_local_role<T>();
 
 /// Every named leaf (placeholders and params) a statement mentions, target first.
 template <class S>

@@ -15,21 +15,31 @@
 
 namespace fusedsl::detail {
 
+/// The kinds of named leaves a call holds.
+enum class slot_kind { input, output, local, value };
+/// The slot kind of named leaf `L` (a plain enum to specialize on: nvcc
+/// cannot match partial specializations on a placeholder's name).
+template <class L>
+constexpr slot_kind slot_kind_of() {
+  if constexpr (requires { L::role_of; })
+    return L::role_of == role::in ? slot_kind::input : L::role_of == role::local ? slot_kind::local : slot_kind::output;
+  else
+    return slot_kind::value;
+}
+
 /// What a call holds for one named leaf.
-template <class L> struct leaf_slot;
-template <fixed_string N, class T, int R>
-struct leaf_slot<placeholder<N, T, R, role::in>> { tensor_view<const T> view; };
-template <fixed_string N, class T, int R>
-struct leaf_slot<placeholder<N, T, R, role::out>> { tensor_view<T> view; };
-template <fixed_string N, class T, int R>
-struct leaf_slot<placeholder<N, T, R, role::inout>> { tensor_view<T> view; };
-template <fixed_string N, class T, int R>
-struct leaf_slot<placeholder<N, T, R, role::local>> {
-  tensor<T> storage;  // allocated by the statement that first assigns the local
-  tensor_view<T> view;
+template <class L, slot_kind = slot_kind_of<L>()> struct leaf_slot;
+template <class L>
+struct leaf_slot<L, slot_kind::input> { tensor_view<const typename L::element_type> view; };
+template <class L>
+struct leaf_slot<L, slot_kind::output> { tensor_view<typename L::element_type> view; };
+template <class L>
+struct leaf_slot<L, slot_kind::local> {
+  tensor<typename L::element_type> storage;  // allocated by the statement that first assigns the local
+  tensor_view<typename L::element_type> view;
 };
-template <fixed_string N, class T>
-struct leaf_slot<param<N, T>> { T value; };
+template <class L>
+struct leaf_slot<L, slot_kind::value> { typename L::element_type value; };
 
 /// "placeholder \"x\"" for error messages.
 template <class L>

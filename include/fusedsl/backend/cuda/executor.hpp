@@ -1,0 +1,557 @@
+/// @file executor.hpp
+/// Runs a program on a CUDA device: each fused group of the plan is one
+/// launch of one kernel class (kernels.hpp), chosen from the group's shape
+/// at run time: pointwise (all nodes over one space), rows (reductions over
+/// the same axes with pointwise nodes over their operand), columns (a
+/// reduction over leading axes: two launches), split (few long rows: two
+/// launches). Other groups, and every group with `fx::cuda_unfused`, run
+/// node by node. Values that stay inside a group live in registers; buffers
+/// between groups come from a device pool kept per program and reused
+/// across runs. Every launch is checked.
+#pragma once
+#include <algorithm>  // std::min, std::max
+#include <array>      // std::array
+#include <bit>        // std::bit_ceil, std::countr_one
+#include <cstdint>    // std::int64_t, std::uint64_t, std::uintptr_t
+#include <cstring>    // std::memcpy
+#include <string>     // std::string
+#include <utility>    // std::exchange
+#include <vector>     // std::vector
+
+#include <cuda_runtime_api.h>  // cudaGetLastError, cudaMalloc, cudaDeviceGetAttribute
+
+#include <fusedsl/backend/cuda/kernels.hpp>           // the kernels, group_args
+#include <fusedsl/backend/cuda/program_nodes.hpp>     // node_index, node_table, leaf_at
+#include <fusedsl/backend/cuda/target.hpp>            // cuda_target
+#include <fusedsl/core/error.hpp>                     // error
+#include <fusedsl/graph/lowering.hpp>                 // lower: node names for messages
+#include <fusedsl/program/detail/bound_leaves.hpp>    // bind_leaves
+#include <fusedsl/program/detail/describe_nodes.hpp>  // call_state, describe, find_node_entry
+#include <fusedsl/program/detail/group_schedule.hpp>  // make_group_schedule
+#include <fusedsl/program/detail/run_statement.hpp>   // prepare_statement
+#include <fusedsl/program/program.hpp>                // program
+#include <fusedsl/tensor/detail/cuda_memory.hpp>      // check_cuda, cuda_allocate, cuda_free
+
+namespace fusedsl {
+
+namespace cuda_detail {
+
+using detail::address;
+using detail::buffer_home;
+using detail::call_state;
+using detail::group_schedule;
+using detail::node_runtime;
+
+/// Elements of a row each thread keeps in registers in the cached row kernel.
+inline constexpr int row_cache = 8;
+
+/// Device memory that grows on demand and is kept for the next run.
+class device_buffer {
+ public:
+  device_buffer() = default;
+  device_buffer(device_buffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  device_buffer& operator=(device_buffer&&) = delete;
+  ~device_buffer() { detail::cuda_free(data_); }
+  /// At least `bytes` bytes (contents not kept when it grows).
+  void* reserve(std::size_t bytes) {
+    if (bytes > bytes_) {
+      detail::cuda_free(data_);
+      data_ = nullptr, bytes_ = 0;
+      data_ = detail::cuda_allocate(bytes);
+      bytes_ = bytes;
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Throws a `fusedsl::error` naming the kernel class, its nodes and the
+/// CUDA message when the last launch failed.
+inline void check_launch(const char* kernel_class, const std::string& nodes) {
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess)
+    throw error(std::string("fusedsl: CUDA ") + kernel_class + " kernel for nodes [" + nodes + "] failed: " +
+                cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+}
+
+/// Multiprocessors of the current device.
+inline int multiprocessors() {
+  int device = 0, count = 0;
+  detail::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  detail::check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return count;
+}
+
+/// Per program slot: bytes of a param's value (0 for other leaves), the
+/// placeholder it reads (-1 for none), its element size.
+struct slot_info {
+  int param_bytes = 0, placeholder = -1, element_bytes = 0, producer = -1;
+};
+template <class D, int J, std::size_t S>
+constexpr void add_slot_infos(slot_info* infos) {
+  if constexpr (S < leaf_slots<loop_t<D, J>>()) {
+    using L = leaf_at<loop_t<D, J>, S>;
+    constexpr bool is_param = !requires { L::role_of; } && !makes_node<L> && !requires { std::declval<L>().view; };
+    infos[slot_base<D>[J] + static_cast<int>(S)] = {is_param ? static_cast<int>(sizeof(element_t<L::value_dtype>)) : 0,
+                                                    memory_leaf_index<D, L>(), static_cast<int>(sizeof(element_t<L::value_dtype>)),
+                                                    producer<D, J, L>()};
+    add_slot_infos<D, J, S + 1>(infos);
+  }
+}
+/// Per node: stored sizes and the largest accumulator state.
+struct node_info {
+  int value_bytes = 0, target_bytes = 0, state_bytes = 0;
+  bool reduction = false;
+};
+template <class D, int J>
+constexpr int state_bytes_of() {
+  if constexpr (is_reduction_at<D, J>) return static_cast<int>(sizeof(state_t<D, J>));
+  else return 0;
+}
+template <class D>
+struct program_info {
+  std::array<slot_info, slot_base<D>[node_count<D>] + 1> slots{};
+  std::array<node_info, node_count<D>> nodes{};
+  int smallest_bytes = 16, largest_state = 1;
+};
+template <class D, int... J>
+constexpr program_info<D> make_program_info(std::integer_sequence<int, J...>) {
+  program_info<D> info;
+  (add_slot_infos<D, J, 0>(info.slots.data()), ...);
+  ((info.nodes[J] = {static_cast<int>(sizeof(value_t<D, J>)), static_cast<int>(sizeof(target_element_t<D, J>)),
+                     state_bytes_of<D, J>(), is_reduction_at<D, J>}),
+   ...);
+  for (const slot_info& s : info.slots)
+    if (s.element_bytes > 0 && s.param_bytes == 0) info.smallest_bytes = std::min(info.smallest_bytes, s.element_bytes);
+  for (const node_info& n : info.nodes) {
+    info.smallest_bytes = std::min({info.smallest_bytes, n.value_bytes, n.target_bytes});
+    info.largest_state = std::max(info.largest_state, n.state_bytes);
+  }
+  return info;
+}
+/// What the host needs to know of program `D`'s nodes and slots.
+template <class D>
+inline constexpr program_info<D> info_of = make_program_info<D>(std::make_integer_sequence<int, node_count<D>>{});
+
+/// Elements per thread of the vectorized pointwise kernel: 16 bytes of the
+/// smallest element type the program stores or loads.
+template <class D>
+inline constexpr int vector_width = 16 / info_of<D>.smallest_bytes;
+
+/// The entry points of node (S, K) of program `P` in the CUDA executor.
+template <class P>
+struct cuda_node_entry {
+  using D = device_program_of<P>;
+  using describe_fn = void (*)(call_state<P>&, node_runtime&);
+  describe_fn describe = nullptr;
+  int index = -1;  ///< in node_table<D>
+  std::size_t element_size = 0;
+
+  template <std::size_t S, int K>
+  static cuda_node_entry make() {
+    return {&detail::describe<S, K, P>, node_index<D>(static_cast<int>(S), K), detail::node_element_size<P, S, K>};
+  }
+};
+
+/// How a set of nodes runs as one launch (or two: columns, split).
+enum class kernel_class { pointwise, rows, columns, split };
+
+inline const char* name(kernel_class k) {
+  switch (k) {
+    case kernel_class::pointwise: return "pointwise";
+    case kernel_class::rows: return "row";
+    case kernel_class::columns: return "column";
+    default: return "split";
+  }
+}
+
+/// True when the reduced axes are the leading ones (some kept).
+inline bool reduces_leading(const node_runtime& n) {
+  const unsigned leading = (1u << std::countr_one(n.reduced_mask)) - 1u;
+  return n.reduced_mask != 0 && n.reduced_mask == leading && n.reduced_mask != (1u << n.space.rank()) - 1u;
+}
+
+/// Rows that do not fill the device and are long: split across blocks.
+inline bool few_long_rows(const node_runtime& n, int sms) { return n.outer < 2 * sms && n.inner >= 16384; }
+
+/// The class of a node run alone.
+inline kernel_class solo_class(const node_runtime& n, int sms) {
+  if (!n.reduction) return kernel_class::pointwise;
+  if (n.outer > 0 && n.inner > 0 && few_long_rows(n, sms)) return kernel_class::split;
+  if (n.inner > 0 && reduces_leading(n)) return kernel_class::columns;
+  return kernel_class::rows;
+}
+
+/// How the fused group `members` runs, or false when it must run node by node.
+inline bool fused_class(const std::vector<const node_runtime*>& members, kernel_class& result) {
+  const node_runtime* anchor = nullptr;
+  for (const auto* n : members)
+    if (n->reduction && !anchor) anchor = n;
+  for (const auto* n : members)
+    if (n->space != members[0]->space || (n->reduction && n->reduced_mask != anchor->reduced_mask)) return false;
+  result = anchor ? kernel_class::rows : kernel_class::pointwise;
+  return true;
+}
+
+// The launches, as templates of the device description alone (deduced from
+// the arguments), so that nvcc's host stubs name the kernels by `D`'s own
+// type and never through a type that holds a placeholder's name.
+
+/// A pointwise group: vectorized or not, 32- or 64-bit indices.
+template <class... N, class... L>
+void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
+                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized, bool wide, unsigned blocks,
+                      int threads, cudaStream_t stream) {
+  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  constexpr int V = vector_width<D>;
+  if (vectorized && wide) pointwise_kernel<D, std::int64_t, V><<<blocks, threads, 0, stream>>>(objects, a);
+  else if (vectorized) pointwise_kernel<D, int, V><<<blocks, threads, 0, stream>>>(objects, a);
+  else if (wide) pointwise_kernel<D, std::int64_t, 1><<<blocks, threads, 0, stream>>>(objects, a);
+  else pointwise_kernel<D, int, 1><<<blocks, threads, 0, stream>>>(objects, a);
+}
+
+/// A row group: rows cached in registers or looped.
+template <class... N, class... L>
+void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
+                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool cached, unsigned blocks, int threads,
+                 std::size_t shared, cudaStream_t stream) {
+  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  if (cached) row_kernel<D, row_cache><<<blocks, threads, shared, stream>>>(objects, a);
+  else row_kernel<D, 0><<<blocks, threads, shared, stream>>>(objects, a);
+}
+
+/// The partial states of a column or split group.
+template <class... N, class... L>
+void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
+                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool columns, unsigned column_blocks,
+                     int shared_per_thread, cudaStream_t stream) {
+  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  if (columns) {
+    const dim3 threads(32, 8), blocks(column_blocks, static_cast<unsigned>(a.chunks));
+    column_kernel<D><<<blocks, threads, static_cast<std::size_t>(256 * shared_per_thread), stream>>>(objects, a);
+  } else {
+    const dim3 blocks(static_cast<unsigned>(a.chunks), static_cast<unsigned>(a.space.outer));
+    split_kernel<D><<<blocks, 512, static_cast<std::size_t>(512 * shared_per_thread), stream>>>(objects, a);
+  }
+}
+
+/// The second stage of a column or split group.
+template <class... N, class... L>
+void launch_finish(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
+                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, unsigned blocks, int shared_per_thread,
+                   cudaStream_t stream) {
+  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  finish_kernel<D><<<blocks, 256, static_cast<std::size_t>(256 * shared_per_thread), stream>>>(objects, a);
+}
+
+/// The kernel launches of one call of program `P`.
+template <class P>
+struct launcher {
+  using D = device_program_of<P>;
+  call_state<P>& call;
+  const node_objects<D>& objects;
+  cudaStream_t stream;
+  std::vector<device_buffer>& pool;  ///< per lowered node, then workspaces
+  const std::vector<std::string>& names;
+  int sms;
+
+  /// Runs `members` (lowered positions) as one kernel of class `k`;
+  /// `registers` says which members' values their readers take from registers.
+  void launch(const std::vector<int>& members, kernel_class k, const std::vector<bool>& registers) {
+    constexpr auto& info = info_of<D>;
+    group_args<D> a;
+    const node_runtime& first = call.nodes[static_cast<std::size_t>(members[0])];
+    unsigned mask = 0;
+    std::string node_names;
+    for (int m : members) {
+      const node_runtime& n = call.nodes[static_cast<std::size_t>(m)];
+      if (n.reduction) mask = n.reduced_mask;
+      node_names += (node_names.empty() ? "" : ", ") + names[static_cast<std::size_t>(m)];
+    }
+    // Kept axes, then reduced axes, each in order; operands' strides split alike.
+    int kept_axes[max_rank], reduced_axes[max_rank], nk = 0, nr = 0;
+    for (int d = 0; d < first.space.rank(); ++d) (mask & (1u << d) ? reduced_axes[nr++] : kept_axes[nk++]) = d;
+    struct pending {
+      operand* target;
+      const shape* strides;
+      int bytes;  ///< element size
+    };
+    std::vector<pending> memory;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const node_runtime& n = call.nodes[static_cast<std::size_t>(members[i])];
+      const int j = entry_index(members[i]);
+      a.active |= std::uint64_t{1} << j;
+      if (registers[i]) a.in_registers |= std::uint64_t{1} << j;
+      if (n.writes_target) a.stores_target |= std::uint64_t{1} << j;
+      for (std::size_t s = 0; s < n.leaves.size(); ++s) {
+        const int slot = slot_base<D>[static_cast<std::size_t>(j)] + static_cast<int>(s);
+        const address& from = n.leaves[s];
+        operand& to = a.leaves[slot];
+        const slot_info& si = info.slots[static_cast<std::size_t>(slot)];
+        if (si.param_bytes > 0) {
+          std::memcpy(&to.value, from.data, static_cast<std::size_t>(si.param_bytes));
+        } else if (from.scratch < 0) {
+          to.data = from.data;
+          memory.push_back({&to, &from.strides, si.element_bytes});
+        }
+      }
+      if (n.out.data != nullptr && n.out.scratch < 0) {
+        a.outs[j].data = n.out.data;
+        const node_info& ni = info.nodes[static_cast<std::size_t>(j)];
+        memory.push_back({&a.outs[j], &n.out.strides, n.writes_target ? ni.target_bytes : ni.value_bytes});
+      }
+    }
+    coalesce(first.space, kept_axes, nk, reduced_axes, nr, memory, a.space);
+    if (a.space.outer == 0) return;
+    for (int i = 0; i < memory_leaf_count<D>; ++i) a.cache_source[i] = -1;
+
+    const std::int64_t total = a.space.outer * a.space.inner;
+    bool wide = total >= (std::int64_t{1} << 31);
+    for (const pending& p : memory) {
+      std::int64_t reach = 0;
+      for (int d = 0; d < a.space.kept_rank; ++d) reach += (a.space.kept[d] - 1) * (p.target->kept[d] < 0 ? -p.target->kept[d] : p.target->kept[d]);
+      for (int d = 0; d < a.space.reduced_rank; ++d) reach += (a.space.reduced[d] - 1) * (p.target->reduced[d] < 0 ? -p.target->reduced[d] : p.target->reduced[d]);
+      wide = wide || reach >= (std::int64_t{1} << 31);
+    }
+
+    const int shared_per_thread = info.largest_state;
+    if (k == kernel_class::pointwise) {
+      constexpr int V = vector_width<D>;
+      const bool vectorized = V > 1 && a.space.kept_rank > 0 && a.space.kept[a.space.kept_rank - 1] % V == 0 &&
+                              vector_friendly(memory, a.space, V);
+      const std::int64_t vectors = a.space.outer / (vectorized ? V : 1);
+      const int threads = 256;
+      const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((vectors + threads - 1) / threads, std::int64_t{sms} * 64));
+      launch_pointwise(objects, a, vectorized, wide, blocks, threads, stream);
+      check_launch(name(k), node_names);
+    } else if (k == kernel_class::rows) {
+      const bool cached = a.space.inner <= std::int64_t{row_cache} * 1024;
+      a.threads_per_row = cached ? static_cast<int>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(1, (a.space.inner + row_cache - 1) / row_cache))))
+                                 : 1024;
+      const int threads = std::max(a.threads_per_row, 256);
+      const int rows_per_block = threads / a.threads_per_row;
+      const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((a.space.outer + rows_per_block - 1) / rows_per_block, std::int64_t{sms} * 64));
+      if (cached) choose_cached(members, a);
+      const auto shared = static_cast<std::size_t>(threads * shared_per_thread);
+      launch_rows(objects, a, cached, blocks, threads, shared, stream);
+      check_launch(name(k), node_names);
+    } else {
+      const bool columns = k == kernel_class::columns;
+      const std::int64_t column_blocks = (a.space.outer + 31) / 32;
+      a.chunks = columns ? std::clamp<std::int64_t>(2048 / column_blocks, 1, std::max<std::int64_t>(1, a.space.inner / 64))
+                         : std::clamp<std::int64_t>(a.space.inner / 65536, 1, 1024);
+      a.chunks = std::min<std::int64_t>(a.chunks, 65535);
+      std::size_t bytes = 0;
+      for (int m : members) {
+        const int j = entry_index(m);
+        a.work_offset[j] = static_cast<std::int64_t>(bytes);
+        bytes += static_cast<std::size_t>(a.space.outer * a.chunks * info.nodes[static_cast<std::size_t>(j)].state_bytes + 16) / 16 * 16;
+      }
+      a.workspace = static_cast<char*>(pool.back().reserve(bytes));
+      a.threads_per_row = static_cast<int>(std::min<std::uint64_t>(256, std::bit_ceil(static_cast<std::uint64_t>(a.chunks))));
+      launch_partials(objects, a, columns, static_cast<unsigned>(column_blocks), shared_per_thread, stream);
+      check_launch(name(k), node_names);
+      const int per_block = 256 / a.threads_per_row;
+      launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), shared_per_thread, stream);
+      check_launch("reduction finish", node_names);
+    }
+  }
+
+  /// True when a node of `members` reads another one.
+  bool reads_member(const std::vector<int>& members) const {
+    constexpr auto& info = info_of<D>;
+    std::uint64_t group = 0;
+    for (int m : members) group |= std::uint64_t{1} << entry_index(m);
+    for (int m : members) {
+      const int j = entry_index(m);
+      for (int s = slot_base<D>[static_cast<std::size_t>(j)]; s < slot_base<D>[static_cast<std::size_t>(j) + 1]; ++s) {
+        const int from = info.slots[static_cast<std::size_t>(s)].producer;
+        if (from >= 0 && (group >> from & 1u)) return true;
+      }
+    }
+    return false;
+  }
+
+  int entry_index(int position) const {
+    return node_index<D>(call.plan.statement[static_cast<std::size_t>(position)], call.plan.distinct[static_cast<std::size_t>(position)]);
+  }
+
+  /// Placeholders read by two or more nodes of the group and written by
+  /// none stay in registers: the row kernel reads each element once.
+  void choose_cached(const std::vector<int>& members, group_args<D>& a) const {
+    constexpr auto& info = info_of<D>;
+    int readers[memory_leaf_count<D> + 1] = {};
+    for (int m : members) {
+      const int j = entry_index(m);
+      bool seen[memory_leaf_count<D> + 1] = {};
+      for (int s = slot_base<D>[static_cast<std::size_t>(j)]; s < slot_base<D>[static_cast<std::size_t>(j) + 1]; ++s) {
+        const int p = info.slots[static_cast<std::size_t>(s)].placeholder;
+        if (p >= 0 && a.leaves[s].data != nullptr && !seen[p]) {
+          seen[p] = true, ++readers[p];
+          if (a.cache_source[p] < 0) a.cache_source[p] = s;
+        }
+      }
+    }
+    for (int p = 0; p < memory_leaf_count<D>; ++p) {
+      if (readers[p] < 2) continue;
+      bool written = false;
+      for (int m : members) written = written || a.outs[entry_index(m)].data == a.leaves[a.cache_source[p]].data;
+      if (!written) a.cached |= std::uint64_t{1} << p;
+    }
+  }
+
+  /// Drops size-1 axes and merges neighbouring axes that every operand
+  /// steps through as one, separately for the kept and the reduced axes.
+  template <class Pending>
+  static void coalesce(const shape& space, const int* kept_axes, int nk, const int* reduced_axes, int nr,
+                       std::vector<Pending>& memory, space_args& out) {
+    const auto merge = [&](const int* axes, int count, std::int64_t* sizes, int& rank, bool reduced) {
+      int kept_here[max_rank], n = 0;
+      for (int i = 0; i < count; ++i)
+        if (space[axes[i]] != 1) kept_here[n++] = axes[i];
+      rank = 0;
+      for (int i = 0; i < n; ++i) {
+        const int d = kept_here[i];
+        bool joins = rank > 0;
+        for (const Pending& p : memory)
+          joins = joins && (*p.strides)[kept_here[i - 1]] == (*p.strides)[d] * space[d];
+        if (joins) {
+          sizes[rank - 1] *= space[d];
+          for (Pending& p : memory) (reduced ? p.target->reduced : p.target->kept)[rank - 1] = (*p.strides)[d];
+        } else {
+          sizes[rank] = space[d];
+          for (Pending& p : memory) (reduced ? p.target->reduced : p.target->kept)[rank] = (*p.strides)[d];
+          ++rank;
+        }
+      }
+    };
+    merge(kept_axes, nk, out.kept, out.kept_rank, false);
+    merge(reduced_axes, nr, out.reduced, out.reduced_rank, true);
+    out.outer = 1, out.inner = 1;
+    for (int d = 0; d < out.kept_rank; ++d) out.outer *= out.kept[d];
+    for (int d = 0; d < out.reduced_rank; ++d) out.inner *= out.reduced[d];
+    for (int d = 0; d < nk; ++d)
+      if (space[kept_axes[d]] == 0) out.outer = 0;
+    for (int d = 0; d < nr; ++d)
+      if (space[reduced_axes[d]] == 0) out.inner = 0;
+  }
+
+  /// True when every memory operand steps by 0 or 1 along the innermost
+  /// kept axis (outputs by 1) and each vector of `V` starts 16-byte aligned.
+  template <class Pending>
+  static bool vector_friendly(const std::vector<Pending>& memory, const space_args& s, int V) {
+    for (const Pending& p : memory) {
+      const std::int64_t inner = p.target->kept[s.kept_rank - 1];
+      if (inner == 0) continue;
+      if (inner != 1) return false;
+      if (reinterpret_cast<std::uintptr_t>(p.target->data) % 16 != 0) return false;
+      for (int d = 0; d + 1 < s.kept_rank; ++d)
+        if (p.target->kept[d] * p.bytes % 16 != 0) return false;
+      if (V * p.bytes % 16 != 0) return false;
+    }
+    return true;
+  }
+};
+
+/// Runs one group of the schedule.
+template <class P>
+void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
+  using entry = cuda_node_entry<P>;
+  call_state<P>& call = run.call;
+  const std::size_t count = g.nodes.size();
+  std::vector<entry> entries;
+  for (int m : g.nodes)
+    entries.push_back(detail::find_node_entry<P, entry>(call.plan.statement[static_cast<std::size_t>(m)],
+                                                        call.plan.distinct[static_cast<std::size_t>(m)]));
+  for (std::size_t i = 0; i < count; ++i) {
+    auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+    n.writes_target = call.plan.writes_target[static_cast<std::size_t>(g.nodes[i])];
+    call.homes[static_cast<std::size_t>(g.nodes[i])] = {};
+    entries[i].describe(call, n);
+  }
+  std::vector<const node_runtime*> members;
+  for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
+  kernel_class k = kernel_class::pointwise;
+  bool fused = fuse && count > 1 && fused_class(members, k);
+  // Reductions only, none reading another: columns (reduced axes leading)
+  // or split (few long rows) run them in one kernel; any other row group
+  // with few long rows runs node by node.
+  if (fused && k == kernel_class::rows) {
+    bool only_reductions = !run.reads_member(g.nodes);
+    for (const auto* n : members) only_reductions = only_reductions && n->reduction;
+    const node_runtime* anchor_ptr = members[0];
+    for (const auto* n : members)
+      if (n->reduction) anchor_ptr = n;
+    const node_runtime& anchor = *anchor_ptr;
+    if (few_long_rows(anchor, run.sms)) {
+      if (only_reductions) k = kernel_class::split;
+      else fused = false;
+    } else if (only_reductions && anchor.inner > 0 && reduces_leading(anchor)) {
+      k = kernel_class::columns;
+    }
+  }
+  // Registers: values inside a fused pointwise group; reductions inside a fused row group.
+  std::vector<bool> in_registers(count, false);
+  for (std::size_t i = 0; i < count; ++i)
+    in_registers[i] = fused && (k == kernel_class::pointwise || (k == kernel_class::rows && members[i]->reduction));
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto m = static_cast<std::size_t>(g.nodes[i]);
+    auto& n = call.nodes[m];
+    buffer_home& home = call.homes[m];
+    home.sizes = n.out_sizes;
+    home.strides = contiguous_strides(n.out_sizes);
+    if (n.writes_target) continue;
+    if (in_registers[i] && g.kernel_local[i]) {
+      home.scratch = 0;  // registers: never in memory
+    } else {
+      home.data = run.pool[m].reserve(static_cast<std::size_t>(std::max<std::int64_t>(1, n.out_sizes.numel())) * entries[i].element_size);
+    }
+  }
+  for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
+  if (fused) {
+    run.launch(g.nodes, k, in_registers);
+  } else {
+    for (std::size_t i = 0; i < count; ++i) run.launch({g.nodes[i]}, solo_class(*members[i], run.sms), {false});
+  }
+}
+
+/// The names of program `P`'s lowered nodes (for error messages).
+template <class P>
+std::vector<std::string> node_names() {
+  std::vector<std::string> names;
+  for (const auto& n : lower<P>().nodes) names.push_back(n.buffer);
+  return names;
+}
+
+}  // namespace cuda_detail
+
+/// Runs programs on a CUDA device.
+template <>
+struct executor<cuda_target> {
+  template <class... Statements, class... Bindings>
+  static void run(const program<Statements...>& prog, cuda_target target, const Bindings&... bindings) {
+    using P = program<Statements...>;
+    using D = cuda_detail::device_program_of<P>;
+    static_assert(cuda_detail::node_count<D> <= cuda_detail::max_nodes, "fusedsl: a program may have at most 64 nodes on the CUDA backend");
+    static_assert(sizeof(cuda_detail::group_args<D>) + sizeof(cuda_detail::node_objects<D>) <= 32000,
+                  "fusedsl: this program's kernel parameters exceed CUDA's 32 KB limit: split it into smaller programs");
+    auto leaves = detail::bind_leaves(prog, device::cuda, bindings...);
+    hana::for_each(prog.statements, [&](const auto& s) { detail::prepare_statement<P>(s, leaves, device::cuda); });
+    static const detail::group_schedule fused = detail::make_group_schedule<P>(true);
+    static const detail::group_schedule unfused = detail::make_group_schedule<P>(false);
+    static const std::vector<std::string> names = cuda_detail::node_names<P>();
+    static const int sms = cuda_detail::multiprocessors();
+    static std::vector<cuda_detail::device_buffer> pool(fused.statement.size() + 1);  // + workspace
+    const detail::group_schedule& plan = target.fuse ? fused : unfused;
+    detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
+                               std::vector<detail::buffer_home>(plan.statement.size())};
+    const cuda_detail::node_objects<D> objects(prog);
+    cuda_detail::launcher<P> launcher{call, objects, target.stream, pool, names, sms};
+    for (const auto& g : plan.groups) cuda_detail::run_group(launcher, g, target.fuse);
+  }
+};
+
+}  // namespace fusedsl

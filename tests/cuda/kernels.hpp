@@ -1,0 +1,229 @@
+/// @file kernels.hpp
+/// The CUDA backend against the oracle (fx::run_reference on the CPU): every
+/// kernel class (pointwise, rows, columns, split/full reductions, horizontal
+/// groups, in-place groups) for one element type per translation unit
+/// (nvcc is slow), at the sizes 1, 7, 1023, 4097 and 1000003, with
+/// transposed, sliced and expanded inputs. Programs are declared as
+/// `constexpr fx::program prog{...}`: nvcc 13 cannot compile
+/// `constexpr auto prog = fx::program{...}` (see docs/backends-cuda.md).
+#pragma once
+#include <cstdint>  // std::int64_t
+#include <string>   // std::to_string
+
+#include <doctest/doctest.h>
+
+#include <fusedsl/fusedsl.hpp>   // programs, run_reference, fx::cuda
+#include <support/compare.hpp>   // mismatch, default_tolerance
+#include <support/random.hpp>    // random_tensor
+
+namespace cuda_test {
+
+namespace fx = fusedsl;
+using fx::device;
+using fx::shape;
+using fx::tensor;
+
+/// The sizes.
+inline constexpr std::int64_t sizes[] = {1, 7, 1023, 4097, 1000003};
+
+/// Random values that suit T: small integers, or floats in [-2, 2).
+template <class T>
+tensor<T> input(const shape& s, std::uint64_t seed) {
+  if constexpr (std::is_integral_v<T>) return fx::testing::random_tensor<T>(s, seed, -100, 100);
+  else return fx::testing::random_tensor<T>(s, seed);
+}
+
+/// A tensor on the device holding a value the results must overwrite.
+template <class T>
+tensor<T> poisoned(const shape& s) {
+  return tensor<T>::full(s, static_cast<T>(std::is_integral_v<T> ? 77 : 1e4), device::cuda);
+}
+
+/// Checks a device result against the oracle's CPU result.
+template <class T, class U>
+void check(const tensor<T>& gpu, const tensor<U>& expected, fx::testing::tolerance tol, const std::string& what) {
+  const tensor<T> actual = gpu.to(device::cpu);
+  const std::string message = fx::testing::mismatch(actual.view(), expected.view(), tol);
+  CHECK_MESSAGE(message.empty(), what, ": ", message);
+}
+
+/// Tolerance of a sum of `n` values of magnitude <= 2 in T (f32 accumulation).
+template <class T>
+fx::testing::tolerance sum_tolerance(std::int64_t n) {
+  fx::testing::tolerance t = fx::testing::default_tolerance<T>(2);
+  if constexpr (!std::is_integral_v<T>) t.atol = 1e-5 + 2.0 * static_cast<double>(n) * 1.2e-7 * 4;
+  return t;
+}
+
+/// Pointwise: contiguous 1-d at every size (vectorized where the size allows),
+/// then transposed, sliced and expanded 2-d operands (scalar path).
+template <class T>
+void pointwise_case() {
+  {
+    constexpr fx::in<"a", T, 1> a;
+    constexpr fx::in<"b", T, 1> b;
+    constexpr fx::in<"c", T, 1> c;
+    constexpr fx::out<"y", T, 1> y;
+    constexpr fx::program prog{y = a * b + c};
+    for (const std::int64_t n : sizes) {
+      const auto ha = input<T>({n}, 1), hb = input<T>({n}, 2), hc = input<T>({n}, 3);
+      tensor<T> expected({n});
+      fx::run_reference(prog, a(ha), b(hb), c(hc), y(expected));
+      for (const bool fused : {true, false}) {
+        tensor<T> out = poisoned<T>({n});
+        const auto da = ha.to(device::cuda), db = hb.to(device::cuda), dc = hc.to(device::cuda);
+        prog.run(fused ? fx::cuda() : fx::cuda_unfused(), a(da), b(db), c(dc), y(out));
+        check(out, expected, fx::testing::default_tolerance<T>(2), "a * b + c, n = " + std::to_string(n));
+      }
+    }
+  }
+  {
+    constexpr fx::in<"a", T, 2> a;
+    constexpr fx::in<"b", T, 2> b;
+    constexpr fx::in<"c", T, 2> c;
+    constexpr fx::out<"y", T, 2> y;
+    constexpr fx::program prog{y = a * b - c};
+    for (const std::int64_t n : {std::int64_t{7}, std::int64_t{1023}}) {
+      const std::int64_t m = 5;
+      const auto ha = input<T>({n, m}, 4), hb = input<T>({m, 2 * n}, 5), hc = input<T>({1, n}, 6);
+      const auto da = ha.to(device::cuda), db = hb.to(device::cuda), dc = hc.to(device::cuda);
+      tensor<T> expected({m, n});
+      fx::run_reference(prog, a(ha.transpose(0, 1)), b(hb.slice(1, 0, 2 * n, 2)), c(hc.expand({m, n})), y(expected));
+      tensor<T> out = poisoned<T>({m, n});
+      prog.run(fx::cuda(), a(da.transpose(0, 1)), b(db.slice(1, 0, 2 * n, 2)), c(dc.expand({m, n})), y(out));
+      check(out, expected, fx::testing::default_tolerance<T>(2), "transposed * sliced - expanded, n = " + std::to_string(n));
+    }
+  }
+}
+
+/// The sum's element type of T (integers sum in i64).
+template <class T>
+using sum_t = fx::element_t<fx::ops::sum::result_dtype(fx::dtype_of<T>)>;
+
+/// Horizontal group: two pointwise outputs and a row sum over one input (one
+/// kernel), rows of every size, then few long rows (the split kernel).
+template <class T>
+void horizontal_case() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"p", T, 2> p;
+  constexpr fx::out<"q", T, 2> q;
+  constexpr fx::out<"s", sum_t<T>, 1> s;
+  constexpr fx::program prog{p = x * 2, q = x + 1, s = fx::sum(x, fx::axis<1>, fx::drop_axes)};
+  CHECK(fx::kernel_count(prog) == 1);
+  for (const std::int64_t n : sizes) {
+    const std::int64_t rows = n == 1000003 ? 2 : 33;
+    const auto hx = input<T>({rows, n}, 7);
+    tensor<T> ep({rows, n}), eq({rows, n});
+    tensor<sum_t<T>> es({rows});
+    fx::run_reference(prog, x(hx), p(ep), q(eq), s(es));
+    for (const bool fused : {true, false}) {
+      const auto dx = hx.to(device::cuda);
+      tensor<T> dp = poisoned<T>({rows, n}), dq = poisoned<T>({rows, n});
+      tensor<sum_t<T>> ds = poisoned<sum_t<T>>({rows});
+      prog.run(fused ? fx::cuda() : fx::cuda_unfused(), x(dx), p(dp), q(dq), s(ds));
+      const std::string what = "horizontal, " + std::to_string(rows) + " x " + std::to_string(n);
+      check(dp, ep, fx::testing::default_tolerance<T>(), what + " (x * 2)");
+      check(dq, eq, fx::testing::default_tolerance<T>(), what + " (x + 1)");
+      check(ds, es, sum_tolerance<sum_t<T>>(n), what + " (sum)");
+    }
+  }
+  // A transposed input: rows read with a stride.
+  const auto hx = input<T>({1023, 9}, 8);
+  tensor<T> ep({9, 1023}), eq({9, 1023});
+  tensor<sum_t<T>> es({9});
+  fx::run_reference(prog, x(hx.transpose(0, 1)), p(ep), q(eq), s(es));
+  const auto dx = hx.to(device::cuda);
+  tensor<T> dp = poisoned<T>({9, 1023}), dq = poisoned<T>({9, 1023});
+  tensor<sum_t<T>> ds = poisoned<sum_t<T>>({9});
+  prog.run(fx::cuda(), x(dx.transpose(0, 1)), p(dp), q(dq), s(ds));
+  check(ds, es, sum_tolerance<sum_t<T>>(1023), "horizontal over a transposed input (sum)");
+  check(dq, eq, fx::testing::default_tolerance<T>(), "horizontal over a transposed input (x + 1)");
+}
+
+/// Column sums and maxima (reduced leading axis), and full sums.
+template <class T>
+void columns_and_full_case() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"s", sum_t<T>, 1> s;
+  constexpr fx::out<"m", T, 1> m;
+  constexpr fx::program columns{s = fx::sum(x, fx::axis<0>, fx::drop_axes), m = fx::max(x, fx::axis<0>, fx::drop_axes)};
+  for (const std::int64_t n : sizes) {
+    const std::int64_t cols = n == 1000003 ? 3 : 37;
+    const auto hx = input<T>({n, cols}, 9);
+    tensor<sum_t<T>> es({cols});
+    tensor<T> em({cols});
+    fx::run_reference(columns, x(hx), s(es), m(em));
+    const auto dx = hx.to(device::cuda);
+    tensor<sum_t<T>> ds = poisoned<sum_t<T>>({cols});
+    tensor<T> dm = poisoned<T>({cols});
+    columns.run(fx::cuda(), x(dx), s(ds), m(dm));
+    const std::string what = "columns, " + std::to_string(n) + " x " + std::to_string(cols);
+    check(ds, es, sum_tolerance<sum_t<T>>(n), what + " (sum)");
+    check(dm, em, fx::testing::tolerance{0, 0}, what + " (max)");
+  }
+  constexpr fx::in<"v", T, 1> v;
+  constexpr fx::out<"t", sum_t<T>, 0> t;
+  constexpr fx::program full{t = fx::sum(v, fx::axes<>, fx::drop_axes)};
+  for (const std::int64_t n : sizes) {
+    const auto hv = input<T>({n}, 10);
+    tensor<sum_t<T>> et(shape{});
+    fx::run_reference(full, v(hv), t(et));
+    const auto dv = hv.to(device::cuda);
+    tensor<sum_t<T>> dt = poisoned<sum_t<T>>(shape{});
+    full.run(fx::cuda(), v(dv), t(dt));
+    check(dt, et, sum_tolerance<sum_t<T>>(n), "full sum, n = " + std::to_string(n));
+  }
+}
+
+/// Row groups of floating types: softmax and layernorm (one kernel each).
+template <class T>
+void softmax_layernorm_case() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::in<"w", T, 1> w;
+  constexpr fx::out<"y", T, 2> y;
+  constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) / fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+  constexpr fx::program layernorm{
+      y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f) * w};
+  for (const std::int64_t n : sizes) {
+    const std::int64_t rows = n == 1000003 ? 2 : 17;
+    const auto hx = input<T>({rows, n}, 11), hw = input<T>({n}, 12);
+    const auto dx = hx.to(device::cuda), dw = hw.to(device::cuda);
+    tensor<T> es({rows, n}), el({rows, n});
+    fx::run_reference(softmax, x(hx), y(es));
+    fx::run_reference(layernorm, x(hx), w(hw), y(el));
+    tensor<T> ds = poisoned<T>({rows, n}), dl = poisoned<T>({rows, n});
+    softmax.run(fx::cuda(), x(dx), y(ds));
+    layernorm.run(fx::cuda(), x(dx), w(dw), y(dl));
+    fx::testing::tolerance tol = fx::testing::default_tolerance<T>(6);
+    tol.atol = std::max(tol.atol, 1e-6 * static_cast<double>(n) * (std::is_same_v<T, float> ? 1 : 100));
+    const std::string what = std::to_string(rows) + " x " + std::to_string(n);
+    check(ds, es, tol, "softmax, " + what);
+    check(dl, el, tol, "layernorm, " + what);
+  }
+}
+
+/// Adam's in-place update (inout tensors, a param): one pointwise kernel.
+template <class T>
+void adam_case() {
+  constexpr fx::in<"g", T, 1> g;
+  constexpr fx::inout<"p", T, 1> p;
+  constexpr fx::inout<"m", T, 1> m;
+  constexpr fx::inout<"v", T, 1> v;
+  constexpr fx::param<"lr", float> lr;
+  constexpr fx::program adam{m = 0.9f * m + 0.1f * g, v = 0.999f * v + 0.001f * g * g, p -= lr * m / (fx::sqrt(v) + 1e-8f)};
+  for (const std::int64_t n : sizes) {
+    const auto hg = input<T>({n}, 13), hp = input<T>({n}, 14), hm = input<T>({n}, 15);
+    const auto hv = fx::testing::random_tensor<T>({n}, 16, 0.1, 1.0);
+    tensor<T> ep = hp.clone(), em = hm.clone(), ev = hv.clone();
+    fx::run_reference(adam, g(hg), p(ep), m(em), v(ev), lr(1e-3f));
+    const auto dg = hg.to(device::cuda);
+    tensor<T> dp = hp.to(device::cuda), dm = hm.to(device::cuda), dv = hv.to(device::cuda);
+    adam.run(fx::cuda(), g(dg), p(dp), m(dm), v(dv), lr(1e-3f));
+    const auto tol = fx::testing::default_tolerance<T>(4);
+    check(dp, ep, tol, "adam p, n = " + std::to_string(n));
+    check(dm, em, tol, "adam m, n = " + std::to_string(n));
+    check(dv, ev, tol, "adam v, n = " + std::to_string(n));
+  }
+}
+
+}  // namespace cuda_test

@@ -1,0 +1,11 @@
+// The CUDA kernels against the oracle for i32 and i64 (see kernels.hpp).
+#include <cstdint>  // std::int32_t, std::int64_t
+
+#include "kernels.hpp"
+
+TEST_CASE("i32: pointwise") { cuda_test::pointwise_case<std::int32_t>(); }
+TEST_CASE("i32: horizontal rows") { cuda_test::horizontal_case<std::int32_t>(); }
+TEST_CASE("i32: columns and full reductions") { cuda_test::columns_and_full_case<std::int32_t>(); }
+TEST_CASE("i64: pointwise") { cuda_test::pointwise_case<std::int64_t>(); }
+TEST_CASE("i64: horizontal rows") { cuda_test::horizontal_case<std::int64_t>(); }
+TEST_CASE("i64: columns and full reductions") { cuda_test::columns_and_full_case<std::int64_t>(); }
