@@ -60,8 +60,9 @@ foreach(entry IN LISTS reductions)
   endif()
 endforeach()
 
-# static_assert messages: string literals starting with "fusedsl: " that end
-# the call (a run-time message goes on with `+ ...` instead).
+# static_assert messages: a second argument made of string literals starting
+# with "fusedsl: " that ends the call (a run-time message is a first argument,
+# or goes on with `+ ...`).
 # Square brackets would merge list elements in CMake: compare them as <lb>, <rb>.
 file(READ ${ROOT}/docs/errors.md errors)
 string(REPLACE "[" "<lb>" errors "${errors}")
@@ -73,10 +74,10 @@ foreach(header IN LISTS headers)
   string(REPLACE "\n" " " code "${code}")
   string(REPLACE "[" "<lb>" code "${code}")
   string(REPLACE "]" "<rb>" code "${code}")
-  string(REGEX MATCHALL "\"fusedsl: [^\"]*\"( *\"[^\"]*\")* *\\)" literals "${code}")
+  string(REGEX MATCHALL ", *\"fusedsl: [^\"]*\"( *\"[^\"]*\")* *\\)" literals "${code}")
   foreach(literal IN LISTS literals)
     string(REGEX REPLACE "\" *\"" "" literal "${literal}")     # join adjacent literals
-    string(REGEX REPLACE "^\"(.*)\" *\\)$" "\\1" literal "${literal}")
+    string(REGEX REPLACE "^, *\"(.*)\" *\\)$" "\\1" literal "${literal}")
     expect_in(docs/errors.md "${errors}" "${literal}" "the compile-time message")
     math(EXPR messages "${messages} + 1")
   endforeach()
