@@ -20,7 +20,7 @@ int main() {
   constexpr fx::param<"bias2", float> bias2;     // 1 - beta2^step
   constexpr float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
   // Statements run in order: the update of param reads the new m and v.
-  constexpr auto adam = fx::program{
+  constexpr fx::program adam{
       m = beta1 * m + (1 - beta1) * grad,
       v = beta2 * v + (1 - beta2) * grad * grad,
       param -= lr * (m / bias1) / (fx::sqrt(v / bias2) + eps),

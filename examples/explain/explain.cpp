@@ -21,19 +21,19 @@ int main(int argc, char** argv) {
   constexpr fx::local<"e", float, 2> e;  // a named intermediate, never bound
   constexpr fx::out<"y", float, 2> y;
   constexpr fx::out<"col_sum", float, 1> col_sum;
-  constexpr auto program = fx::program{
+  constexpr fx::program prog{
       e = fx::exp(x - fx::max(x, fx::axis<1>)),
       y = e / fx::sum(e, fx::axis<1>),
       col_sum = fx::sum(y, fx::axis<0>, fx::drop_axes),
   };
-  static_assert(fx::kernel_count(program) == 2);
+  static_assert(fx::kernel_count(prog) == 2);
   // explain: end
 
   // explain: explain
   // Keep the pairs refused before scoring too, to see why col_sum stays apart.
   fx::fuse_config config;
   config.record_rejected = true;
-  const fx::plan plan = fx::plan_of(program, config);
+  const fx::plan plan = fx::plan_of(prog, config);
   std::cout << fx::explain(plan);
   std::ofstream(argc > 1 ? argv[1] : "plan.dot") << fx::to_dot(plan);
   // explain: end
@@ -42,8 +42,8 @@ int main(int argc, char** argv) {
   const auto input = examples::random_tensor<float>({rows, cols}, 1);
   fx::tensor<float> probabilities({rows, cols}), sums({cols}), probabilities_expected({rows, cols}),
       sums_expected({cols});
-  program.run(fx::cpu, x(input), y(probabilities), col_sum(sums));
-  fx::run_reference(program, x(input), y(probabilities_expected), col_sum(sums_expected));
+  prog.run(fx::cpu, x(input), y(probabilities), col_sum(sums));
+  fx::run_reference(prog, x(input), y(probabilities_expected), col_sum(sums_expected));
   // `&`, not `&&`: every comparison runs and prints.
   const bool ok =
       examples::matches("y", probabilities, probabilities_expected) & examples::matches("col_sum", sums, sums_expected);

@@ -15,7 +15,7 @@ int main() {
   constexpr fx::out<"row_sum", float, 1> row_sum;
   constexpr fx::out<"row_max", float, 1> row_max;
   constexpr fx::out<"relu", float, 2> relu;
-  constexpr auto stats = fx::program{
+  constexpr fx::program stats{
       row_sum = fx::sum(x, fx::axis<1>, fx::drop_axes),  // drop_axes: [rows], not [rows, 1]
       row_max = fx::max(x, fx::axis<1>, fx::drop_axes),
       relu = fx::maximum(x, 0.0f),

@@ -16,7 +16,7 @@ int main() {
   constexpr fx::in<"bias", float, 1> bias;
   constexpr fx::out<"y", float, 2> y;
   constexpr float eps = 1e-5f;
-  constexpr auto layernorm = fx::program{
+  constexpr fx::program layernorm{
       y = (x - fx::mean(x, fx::axis<-1>)) * fx::rsqrt(fx::var(x, fx::axis<-1>, fx::correction{0}) + eps) * weight +
           bias,
   };

@@ -13,8 +13,8 @@ int main() {
   // The program: placeholders have compile-time names, element types and ranks.
   constexpr fx::in<"x", float, 2> x;
   constexpr fx::out<"y", float, 2> y;
-  constexpr auto softmax = fx::program{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
-                                           fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+  constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
+                                    fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
   // The fusion plan is computed while compiling: softmax is one kernel.
   static_assert(fx::kernel_count(softmax) == 1);
   // quickstart: end

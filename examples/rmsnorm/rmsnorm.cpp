@@ -16,7 +16,7 @@ int main() {
   constexpr fx::out<"y", fx::bfloat16, 2> y;
   constexpr float eps = 1e-6f;
   // The square, the mean and the scaling compute in f32; y rounds to bf16.
-  constexpr auto rmsnorm = fx::program{
+  constexpr fx::program rmsnorm{
       y = x * fx::rsqrt(fx::mean(x * x, fx::axis<-1>) + eps) * weight,
   };
   static_assert(fx::kernel_count(rmsnorm) == 1);

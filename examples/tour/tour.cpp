@@ -20,7 +20,7 @@ int main() {
   // tour: program
   // Statements run in order: the update of p reads the new m and v.
   constexpr float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-  constexpr auto adam = fx::program{
+  constexpr fx::program adam{
       m = beta1 * m + (1 - beta1) * g,
       v = beta2 * v + (1 - beta2) * g * g,
       p -= lr * m / (fx::sqrt(v) + eps),
@@ -42,7 +42,7 @@ int main() {
   constexpr fx::in<"x", fx::bfloat16, 2> x;  // bf16 storage, f32 compute
   constexpr fx::out<"y", fx::bfloat16, 2> y;
   constexpr fx::out<"row_norm", float, 1> row_norm;
-  constexpr auto normalize = fx::program{
+  constexpr fx::program normalize{
       y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f),
       row_norm = fx::sqrt(fx::sum(fx::cast<float>(x) * x, fx::axis<1>, fx::drop_axes)),
   };
