@@ -5,6 +5,7 @@
 #   ```cpp
 #   ...the lines between "// tour: program" and "// tour: end" in that file...
 #   ```
+# (any fence language; in CMake files and scripts the markers are "# tour: program").
 # This script fails when a quoted block differs from the region it names,
 # so the docs cannot drift from code that is built and run as a test.
 cmake_minimum_required(VERSION 3.25)
@@ -43,9 +44,9 @@ foreach(doc IN LISTS DOCS)
       set(region "")
       set(inside OFF)
       foreach(code_line IN LISTS code)
-        if(code_line MATCHES "^ *// [a-z_]+: ${name}$")
+        if(code_line MATCHES "^ *(//|#) [a-z_]+: ${name}$")
           set(inside ON)
-        elseif(inside AND code_line MATCHES "^ *// [a-z_]+: end$")
+        elseif(inside AND code_line MATCHES "^ *(//|#) [a-z_]+: end$")
           set(inside OFF)
         elseif(inside)
           if(code_line MATCHES "^  ")  # drop the function body's indentation
@@ -59,7 +60,7 @@ foreach(doc IN LISTS DOCS)
         math(EXPR failures "${failures} + 1")
       endif()
       set(expect_block ON)
-    elseif(expect_block AND line STREQUAL "```cpp")
+    elseif(expect_block AND line MATCHES "^```[a-z]*$")
       set(in_block ON)
       set(block "")
       set(expect_block "")

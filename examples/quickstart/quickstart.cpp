@@ -1,21 +1,23 @@
 // The flagship example: softmax over the rows of a matrix, written as one
 // expression, run on the CPU, and checked against the reference interpreter.
-#include <cmath>    // std::fabs
-#include <cstdio>   // std::printf
-#include <random>   // std::mt19937
+#include <cmath>   // std::fabs
+#include <cstdio>  // std::printf
+#include <random>  // std::mt19937
 
 #include <fusedsl/fusedsl.hpp>
 
 namespace fx = fusedsl;
 
 int main() {
+  // quickstart: program
   // The program: placeholders have compile-time names, element types and ranks.
   constexpr fx::in<"x", float, 2> x;
   constexpr fx::out<"y", float, 2> y;
-  constexpr auto softmax = fx::program{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
-                                           fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+  constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
+                                    fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
   // The fusion plan is computed while compiling: softmax is one kernel.
   static_assert(fx::kernel_count(softmax) == 1);
+  // quickstart: end
 
   // Inputs: sizes are run-time values.
   const fx::shape sizes{3, 5};
@@ -24,8 +26,10 @@ int main() {
   std::normal_distribution<float> normal;
   for (std::int64_t i = 0; i < input.numel(); ++i) input.data()[i] = normal(generator);
 
+  // quickstart: run
   softmax.run(fx::cpu, x(input), y(result));
   fx::run_reference(softmax, x(input), y(expected));  // the oracle, in double precision
+  // quickstart: end
 
   std::printf("program:  y = %s\n", fx::to_string(softmax.statements[boost::hana::size_c<0>].value).c_str());
   std::printf("kernels:  %d (checked at compile time)\n\n", fx::kernel_count(softmax));

@@ -10,17 +10,17 @@ int main() {
   // tour: placeholders
   // Placeholders name the tensors a program reads and writes. Name, element
   // type and rank are compile-time; sizes come with the tensors at run time.
-  constexpr fx::in<"g", float, 1> g;        // read
-  constexpr fx::inout<"p", float, 1> p;     // read and updated in place
+  constexpr fx::in<"g", float, 1> g;     // read
+  constexpr fx::inout<"p", float, 1> p;  // read and updated in place
   constexpr fx::inout<"m", float, 1> m;
   constexpr fx::inout<"v", float, 1> v;
-  constexpr fx::param<"lr", float> lr;      // a run-time scalar
+  constexpr fx::param<"lr", float> lr;  // a run-time scalar
   // tour: end
 
   // tour: program
   // Statements run in order: the update of p reads the new m and v.
   constexpr float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-  constexpr auto adam = fx::program{
+  constexpr fx::program adam{
       m = beta1 * m + (1 - beta1) * g,
       v = beta2 * v + (1 - beta2) * g * g,
       p -= lr * m / (fx::sqrt(v) + eps),
@@ -39,10 +39,10 @@ int main() {
 
   // tour: reductions
   // Reductions keep the reduced axes with size 1, so they broadcast back.
-  constexpr fx::in<"x", fx::bfloat16, 2> x;   // bf16 storage, f32 compute
+  constexpr fx::in<"x", fx::bfloat16, 2> x;  // bf16 storage, f32 compute
   constexpr fx::out<"y", fx::bfloat16, 2> y;
   constexpr fx::out<"row_norm", float, 1> row_norm;
-  constexpr auto normalize = fx::program{
+  constexpr fx::program normalize{
       y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f),
       row_norm = fx::sqrt(fx::sum(fx::cast<float>(x) * x, fx::axis<1>, fx::drop_axes)),
   };
@@ -58,7 +58,7 @@ int main() {
   fx::tensor<float> a({2, 3}), b({3}), c({2, 3});
   for (std::int64_t i = 0; i < 6; ++i) a.data()[i] = 0.1f * static_cast<float>(i);
   for (std::int64_t i = 0; i < 3; ++i) b(i) = static_cast<float>(i);
-  fx::eval(c, fx::exp(a) * b + 1.0f);   // b broadcasts over the rows of a
+  fx::eval(c, fx::exp(a) * b + 1.0f);  // b broadcasts over the rows of a
   // tour: end
   std::printf("c[1][2] = %.6f\n", c(1, 2));
 
