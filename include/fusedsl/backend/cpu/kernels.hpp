@@ -40,12 +40,13 @@ struct tile_operands {
 /// vectorizes it, in-place updates included.
 inline constexpr std::int64_t chunk = 128;
 
-/// Reads leaf slot K at element i of the current chunk.
+/// Reads leaf slot K at element i of the current chunk. (Host-device only
+/// because `evaluate`, which calls it, is: nvcc warns otherwise.)
 struct chunk_reader {
   const void* const* leaf;
   std::int64_t i;
   template <std::size_t K, class T>
-  FUSEDSL_FORCEINLINE T load() const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
     return static_cast<const T*>(leaf[K])[i];
   }
 };
@@ -114,11 +115,11 @@ struct held_chunk_reader {
   template <class E, std::size_t First>
   static constexpr bool holds = chunk_invariant_candidate<E>();
   template <std::size_t K, class T>
-  FUSEDSL_FORCEINLINE T load() const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
     return static_cast<const T*>(leaf[K])[i];
   }
   template <class E, std::size_t First>
-  FUSEDSL_FORCEINLINE double held(const E&) const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE double held(const E&) const {
     return table[First];
   }
 };
@@ -134,11 +135,11 @@ struct invariant_recorder {
   template <class E, std::size_t First>
   static constexpr bool holds = chunk_invariant_candidate<E>();
   template <std::size_t K, class T>
-  FUSEDSL_FORCEINLINE T load() const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
     return static_cast<const T*>(leaf[K])[0];
   }
   template <class E, std::size_t First>
-  double held(const E& e) const {
+  FUSEDSL_HOST_DEVICE double held(const E& e) const {
     for (std::size_t k = First; k < First + leaf_slots<E>(); ++k) *invariant = *invariant && step[k] == 0;
     const double value = evaluate<kernel_numerics, First>(e, chunk_reader{leaf, 0});
     table[First] = value;
