@@ -274,30 +274,26 @@ constexpr void lower_statement(lowering& state) {
   state.nodes.push_back(node);
 }
 
-/// "4096*d0 + d1": the index of a contiguous buffer with `axes` read over a
-/// node's variables (`space` axes listed in `order`), and the sizes of the
-/// variables it uses.
-constexpr std::pair<std::string, std::vector<std::int64_t>> index_of(const std::vector<int>& axes,
-                                                                      const std::vector<int>& space,
-                                                                      const std::vector<std::size_t>& order,
-                                                                      const std::vector<std::int64_t>& hint) {
+/// The strides of a contiguous buffer with `axes` read over a node's
+/// variables (`space` axes listed in `order`; "4096*d0 + d1" as {4096, 1}),
+/// and the sizes of the variables it uses.
+struct strided_index {
+  std::vector<std::int64_t> strides, sizes;
+};
+constexpr strided_index index_of(const std::vector<int>& axes, const std::vector<int>& space,
+                                 const std::vector<std::size_t>& order, const std::vector<std::int64_t>& hint) {
   const auto axis_hint = [&](int a) { return a == unit_axis ? std::int64_t{1} : hint[static_cast<std::size_t>(a)]; };
   const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(space.size()) - static_cast<std::ptrdiff_t>(axes.size());
-  std::string text;
-  std::vector<std::int64_t> sizes;
+  strided_index result;
   for (std::size_t position : order) {
     const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(position) - offset;
     if (b < 0 || axes[static_cast<std::size_t>(b)] == unit_axis) continue;
     std::int64_t stride = 1;
     for (std::size_t c = static_cast<std::size_t>(b) + 1; c < axes.size(); ++c) stride *= axis_hint(axes[c]);
-    const std::string var = "d" + detail::to_decimal(sizes.size());
-    if (!text.empty()) text += " + ";
-    if (stride != 1) text += detail::to_decimal(stride) + "*";
-    text += var;
-    sizes.push_back(axis_hint(space[position]));
+    result.strides.push_back(stride);
+    result.sizes.push_back(axis_hint(space[position]));
   }
-  if (text.empty()) text = "0";
-  return {text, sizes};
+  return result;
 }
 
 /// The graph of the lowered nodes, with prime size hints per symbol class.
@@ -333,10 +329,10 @@ constexpr graph build_graph(lowering& state) {
     for (std::size_t d = 0; d < n.space.size(); ++d)
       (n.reduced[d] ? spec.rnumel : spec.numel) *= hint[static_cast<std::size_t>(n.space[d])];
     const auto memory = [&](const std::string& buffer, const std::vector<int>& axes) {
-      auto [index, sizes] = index_of(axes, n.space, order, hint);
+      const strided_index index = index_of(axes, n.space, order, hint);
       std::int64_t bytes = detail::dtype_itemsize(buffer_dtype(buffer));
-      for (std::int64_t s : sizes) bytes *= s;
-      return memory_dep(buffer, index, sizes, bytes);
+      for (std::int64_t s : index.sizes) bytes *= s;
+      return affine_dep(buffer, 0, index.strides, index.sizes, bytes);
     };
     for (const read& r : n.reads) spec.reads.push_back(memory(r.buffer, r.axes));
     for (const std::string& b : n.star_reads) spec.reads.push_back(star_dep(b));
