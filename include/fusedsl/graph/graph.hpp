@@ -98,6 +98,12 @@ class graph {
     specs_.push_back(spec);
     return static_cast<int>(specs_.size()) - 1;
   }
+  /// Adds a node, taking its spec.
+  constexpr int add_node(node_spec&& spec) {
+    finalized_ = false;
+    specs_.push_back(std::move(spec));
+    return static_cast<int>(specs_.size()) - 1;
+  }
   /// Marks a buffer as a graph output: it is always materialized and never eliminated.
   constexpr void add_output(std::string_view buffer) {
     finalized_ = false;
