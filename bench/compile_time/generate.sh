@@ -3,7 +3,9 @@
 # compile time (static_assert on its kernel count), for compile-time measurements.
 # The statements cycle through four shapes: a pointwise update of a local, a
 # row softmax of it, a layernorm-like normalisation, and an in-place update
-# of an inout tensor.
+# of an inout tensor. The same file compiles as C++ and as CUDA (.cu): the
+# program is built inside a template because nvcc's host code spells out the
+# type of a program deduced outside one and loses the placeholder names in it.
 set -eu
 n=$1
 cat <<HEAD
@@ -19,7 +21,9 @@ while [ $i -lt $n ]; do
   echo "constexpr fx::local<\"t$i\", float, 2> t$i;"
   i=$((i + 1))
 done
-echo "constexpr auto prog = fx::program{"
+echo "template <int = 0>"
+echo "constexpr auto make_program() {"
+echo "  return fx::program{"
 i=0
 prev=x
 while [ $i -lt $n ]; do
@@ -34,7 +38,9 @@ while [ $i -lt $n ]; do
 done
 echo "  acc += $prev,"
 echo "  y = acc * 2.0f,"
-echo "};"
+echo "  };"
+echo "}"
+echo "constexpr auto prog = make_program();"
 echo "constexpr int kernels = fx::kernel_count(prog);  // the plan, computed while compiling"
 echo "static_assert(kernels >= 1);"
 cat <<'TAIL'

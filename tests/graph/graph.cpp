@@ -45,6 +45,26 @@ TEST_CASE("equal deps are interned once; variable spelling does not matter") {
   CHECK(g.dep_to_string(g.node(0).reads[0]) == "MemoryDep(x, 4*d0+d1, [8, 4])");
 }
 
+TEST_CASE("an index given as strides is the same access as its text, and prints as that text") {
+  fx::graph g;
+  g.add_node(pointwise("a", {fx::affine_dep("x", 0, {4, 1}, {8, 4}, 128)}, {flat("y", 32)}, 32));
+  g.add_node(pointwise("b", {fx::memory_dep("x", "4*d0 + d1", {8, 4}, 128)}, {flat("z", 32)}, 32));
+  g.add_node(pointwise("c", {fx::affine_dep("x", 3, {-2, 0}, {8, 4}, 128)}, {flat("w", 32)}, 32));
+  g.finalize();
+  CHECK(g.node(0).reads == g.node(1).reads);
+  CHECK(g.dep_to_string(g.node(0).reads[0]) == "MemoryDep(x, 4*d0+d1, [8, 4])");
+  CHECK(g.dep_to_string(g.node(2).reads[0]) == "MemoryDep(x, -2*d0+3, [8, 4])");
+  const auto& a = g.get_access(g.get_dep(g.node(0).reads[0]).access);
+  CHECK(a.affine);
+  CHECK(a.strides == std::vector<std::int64_t>{4, 1});
+}
+
+TEST_CASE("an index given as strides needs one stride per size") {
+  fx::graph g;
+  g.add_node(pointwise("a", {fx::affine_dep("x", 0, {1}, {8, 4}, 128)}, {flat("y", 32)}, 32));
+  CHECK_THROWS_WITH_AS(g.finalize(), "node a: MemoryDep on x has an empty index and 1 strides for 2 sizes", fx::error);
+}
+
 TEST_CASE("ancestors and is_ancestor follow all deps transitively") {
   auto g = small_chain();
   int a = g.find_node("a"), b = g.find_node("b"), c = g.find_node("c"), d = g.find_node("d");

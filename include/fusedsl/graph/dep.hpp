@@ -19,7 +19,9 @@ enum class dep_kind : unsigned char {
 struct dep_spec {
   dep_kind kind = dep_kind::memory;
   std::string buffer;                   ///< buffer read or written
-  std::string index;                    ///< index formula over `var_names` (memory only)
+  std::string index;                    ///< index formula over `var_names` (memory only; empty: given by `strides`)
+  std::int64_t offset = 0;              ///< affine index without text: offset + sum(strides[i] * d_i)...
+  std::vector<std::int64_t> strides;    ///< ...one stride per variable (memory only, when `index` is empty)
   std::vector<std::int64_t> sizes;      ///< loop sizes of the variables (memory only)
   std::vector<std::string> var_names;   ///< spelling of the variables; empty means d0, d1, ...
   std::int64_t bytes = 0;               ///< size hint of the access in bytes (fusion score)
@@ -40,6 +42,20 @@ constexpr dep_spec memory_dep(std::string_view buffer, std::string_view index, c
   d.index = index;
   d.sizes = sizes;
   d.var_names = var_names;
+  d.bytes = bytes;
+  return d;
+}
+
+/// MemoryDep(buffer, offset + sum(strides[i] * d_i), sizes) touching `bytes` bytes: an affine
+/// index given as integers, so building it (in constant evaluation too) parses no text.
+constexpr dep_spec affine_dep(std::string_view buffer, std::int64_t offset, const std::vector<std::int64_t>& strides,
+                              const std::vector<std::int64_t>& sizes, std::int64_t bytes) {
+  dep_spec d;
+  d.kind = dep_kind::memory;
+  d.buffer = buffer;
+  d.offset = offset;
+  d.strides = strides;
+  d.sizes = sizes;
   d.bytes = bytes;
   return d;
 }
@@ -67,7 +83,7 @@ constexpr dep_spec weak_dep(std::string_view buffer, std::string_view mutating_b
 /// One interned index access: the loop sizes and the formula, analysed.
 /// Two MemoryDeps on the same buffer are equal exactly when their accesses are.
 struct access {
-  std::string text;                    ///< index with variables renamed d0, d1, ... in order
+  std::string text;                    ///< index with variables renamed d0, d1, ... in order; empty when given as strides
   std::vector<std::int64_t> sizes;     ///< loop sizes, one per variable
   bool indirect = false;               ///< index goes through a loaded value: never fusable
   bool evaluable = false;              ///< strides/offset known

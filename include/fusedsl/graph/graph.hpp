@@ -98,6 +98,12 @@ class graph {
     specs_.push_back(spec);
     return static_cast<int>(specs_.size()) - 1;
   }
+  /// Adds a node, taking its spec.
+  constexpr int add_node(node_spec&& spec) {
+    finalized_ = false;
+    specs_.push_back(std::move(spec));
+    return static_cast<int>(specs_.size()) - 1;
+  }
   /// Marks a buffer as a graph output: it is always materialized and never eliminated.
   constexpr void add_output(std::string_view buffer) {
     finalized_ = false;
@@ -193,7 +199,10 @@ class graph {
     std::string s;
     if (d.kind == dep_kind::memory) {
       const access& a = accesses_[d.access];
-      s = "MemoryDep(" + buffer_names_[d.buffer] + ", " + a.text + ", [";
+      s = "MemoryDep(" + buffer_names_[d.buffer] + ", ";
+      if (a.text.empty()) s += detail::affine_text(a.offset, a.strides);  // given as integers
+      else s += a.text;
+      s += ", [";
       for (std::size_t i = 0; i < a.sizes.size(); ++i) s += (i ? ", " : "") + detail::to_decimal(a.sizes[i]);
       s += "])";
     } else if (d.kind == dep_kind::star) {
@@ -226,25 +235,35 @@ constexpr int graph::compile_dep(const node_spec& n, const dep_spec& d) {
   out.bytes = d.bytes;
   if (d.buffer.empty()) throw error("node " + n.name + ": a dep has an empty buffer name");
   if (d.kind == dep_kind::memory) {
-    std::vector<std::string> vars = d.var_names;
-    if (vars.empty())
-      for (std::size_t i = 0; i < d.sizes.size(); ++i) vars.push_back(detail::var_name(i));
-    if (vars.size() != d.sizes.size())
-      throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has " +
-                  detail::to_decimal(static_cast<std::int64_t>(d.sizes.size())) + " sizes but " +
-                  detail::to_decimal(static_cast<std::int64_t>(vars.size())) + " var_names");
-    if (d.index.empty()) throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has an empty index");
     for (auto s : d.sizes)
       if (s < 0) throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has a negative size");
     access a;
-    a.text = detail::canonical_index(d.index, vars);
     a.sizes = d.sizes;
-    auto info = detail::analyse_index(a.text, vars.size());
-    a.indirect = info.indirect;
-    a.evaluable = info.evaluable;
-    a.affine = info.affine;
-    a.offset = info.offset;
-    a.strides = std::move(info.strides);
+    if (d.index.empty()) {
+      // An affine index given as integers: nothing to parse (the constexpr lowering's path).
+      if (d.strides.size() != d.sizes.size())
+        throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has an empty index and " +
+                    detail::to_decimal(static_cast<std::int64_t>(d.strides.size())) + " strides for " +
+                    detail::to_decimal(static_cast<std::int64_t>(d.sizes.size())) + " sizes");
+      a.evaluable = a.affine = true;
+      a.offset = d.offset;
+      a.strides = d.strides;
+    } else {
+      std::vector<std::string> vars = d.var_names;
+      if (vars.empty())
+        for (std::size_t i = 0; i < d.sizes.size(); ++i) vars.push_back(detail::var_name(i));
+      if (vars.size() != d.sizes.size())
+        throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has " +
+                    detail::to_decimal(static_cast<std::int64_t>(d.sizes.size())) + " sizes but " +
+                    detail::to_decimal(static_cast<std::int64_t>(vars.size())) + " var_names");
+      a.text = detail::canonical_index(d.index, vars);
+      auto info = detail::analyse_index(a.text, vars.size());
+      a.indirect = info.indirect;
+      a.evaluable = info.evaluable;
+      a.affine = info.affine;
+      a.offset = info.offset;
+      a.strides = std::move(info.strides);
+    }
     out.access = accesses_.intern(a);
   } else if (d.kind == dep_kind::weak) {
     if (d.mutating_buf.empty()) throw error("node " + n.name + ": WeakDep on " + d.buffer + " has no mutating_buf");

@@ -14,8 +14,10 @@
 /// prime as its hint, and two iteration spaces have equal hinted numel
 /// exactly when they are products of the same symbols.
 #pragma once
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <cstdint>  // std::int64_t
+#include <string>   // std::string
+#include <utility>  // std::move
+#include <vector>   // std::vector
 
 #include <fusedsl/core/hana.hpp>        // hana: walking statement and node types
 #include <fusedsl/expr/traverse.hpp>    // subexpressions, unique_types
@@ -35,13 +37,16 @@ inline constexpr int unit_axis = -1;
 struct read {
   std::string buffer;
   std::vector<int> axes;
+  std::int64_t itemsize = 4;  ///< bytes per element of `buffer`
 };
 
 /// Appends a read (member by member: nvcc's constexpr mishandles aggregates holding strings).
-constexpr void add_read(std::vector<read>& reads, const std::string& buffer, const std::vector<int>& axes) {
+constexpr void add_read(std::vector<read>& reads, const std::string& buffer, const std::vector<int>& axes,
+                        std::int64_t itemsize) {
   reads.emplace_back();
   reads.back().buffer = buffer;
   reads.back().axes = axes;
+  reads.back().itemsize = itemsize;
 }
 
 /// A node before size hints are known.
@@ -66,6 +71,7 @@ struct leaf_state {
   int version = 0;        ///< writes so far
   bool holds_value = true;  ///< version 0 is a value (inputs, inout) rather than unwritten memory
   std::string dtype;
+  std::int64_t itemsize = 4;  ///< bytes per element of the current buffer (that of the node that wrote it)
   constexpr std::string buffer() const {
     // Not `?:`: g++ 12 cannot copy a string out of a conditional in constant evaluation.
     if (version == 0) return name;
@@ -124,6 +130,7 @@ struct lowering {
     l.name = std::string(L::name.view());
     l.holds_value = true;
     l.dtype = torch_dtype(L::value_dtype);
+    l.itemsize = detail::dtype_itemsize(l.dtype);
     if constexpr (requires { L::role_of; }) l.holds_value = L::role_of == role::in || L::role_of == role::inout;
     // A dynamic rank is planned as one axis: the executor checks the real
     // shapes of every fused group before it runs it fused.
@@ -161,7 +168,7 @@ struct statement_lowering {
     if constexpr (makes_node<E>) {
       constexpr std::size_t k = hana::index_if(distinct, hana::equal.to(hana::type_c<E>)).value().value;
       if (buffers[k].empty()) lower_node<E>(k);
-      add_read(reads, buffers[k], shapes[k]);
+      add_read(reads, buffers[k], shapes[k], detail::dtype_itemsize(torch_dtype(E::value_dtype)));
       return shapes[k];
     } else if constexpr (is_pointwise_node<E>) {
       std::vector<int> result;
@@ -173,11 +180,11 @@ struct statement_lowering {
       return result;
     } else if constexpr (requires { E::role_of; }) {
       const leaf_state& l = state.template leaf<E>();
-      add_read(reads, l.buffer(), l.axes);
+      add_read(reads, l.buffer(), l.axes, l.itemsize);
       return l.axes;
     } else if constexpr (requires { std::declval<E>().view; }) {  // a tensor inside the expression: an input
       const std::vector<int> axes{state.new_symbol()};
-      add_read(reads, "tensor" + detail::to_decimal(tensors++), axes);
+      add_read(reads, "tensor" + detail::to_decimal(tensors++), axes, 4);  // planned as float32
       return axes;
     } else {
       return {};  // constants and params: scalars, no memory
@@ -215,7 +222,7 @@ struct statement_lowering {
     node.statement = static_cast<int>(Index);
     node.distinct = static_cast<int>(k);
     buffers[k] = node.buffer = "s" + detail::to_decimal(Index) + "." + node_name<E>() + detail::to_decimal(k);
-    state.nodes.push_back(node);
+    state.nodes.push_back(std::move(node));
   }
 
   template <class E>
@@ -252,7 +259,7 @@ constexpr void lower_statement(lowering& state) {
 
   pending_node node;
   if (direct) {  // the value's own node writes the target
-    node = state.nodes.back();
+    node = std::move(state.nodes.back());
     state.nodes.pop_back();
   } else {
     node.space = target.axes;
@@ -271,33 +278,30 @@ constexpr void lower_statement(lowering& state) {
       node.weak_reads.back().second = new_buffer;
     }
   }
-  state.nodes.push_back(node);
+  target.itemsize = detail::dtype_itemsize(node.dtype);
+  state.nodes.push_back(std::move(node));
 }
 
-/// "4096*d0 + d1": the index of a contiguous buffer with `axes` read over a
-/// node's variables (`space` axes listed in `order`), and the sizes of the
-/// variables it uses.
-constexpr std::pair<std::string, std::vector<std::int64_t>> index_of(const std::vector<int>& axes,
-                                                                      const std::vector<int>& space,
-                                                                      const std::vector<std::size_t>& order,
-                                                                      const std::vector<std::int64_t>& hint) {
+/// The strides of a contiguous buffer with `axes` read over a node's
+/// variables (`space` axes listed in `order`; "4096*d0 + d1" as {4096, 1}),
+/// and the sizes of the variables it uses.
+struct strided_index {
+  std::vector<std::int64_t> strides, sizes;
+};
+constexpr strided_index index_of(const std::vector<int>& axes, const std::vector<int>& space,
+                                 const std::vector<std::size_t>& order, const std::vector<std::int64_t>& hint) {
   const auto axis_hint = [&](int a) { return a == unit_axis ? std::int64_t{1} : hint[static_cast<std::size_t>(a)]; };
   const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(space.size()) - static_cast<std::ptrdiff_t>(axes.size());
-  std::string text;
-  std::vector<std::int64_t> sizes;
+  strided_index result;
   for (std::size_t position : order) {
     const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(position) - offset;
     if (b < 0 || axes[static_cast<std::size_t>(b)] == unit_axis) continue;
     std::int64_t stride = 1;
     for (std::size_t c = static_cast<std::size_t>(b) + 1; c < axes.size(); ++c) stride *= axis_hint(axes[c]);
-    const std::string var = "d" + detail::to_decimal(sizes.size());
-    if (!text.empty()) text += " + ";
-    if (stride != 1) text += detail::to_decimal(stride) + "*";
-    text += var;
-    sizes.push_back(axis_hint(space[position]));
+    result.strides.push_back(stride);
+    result.sizes.push_back(axis_hint(space[position]));
   }
-  if (text.empty()) text = "0";
-  return {text, sizes};
+  return result;
 }
 
 /// The graph of the lowered nodes, with prime size hints per symbol class.
@@ -312,13 +316,6 @@ constexpr graph build_graph(lowering& state) {
     if (hint[root] == 0) hint[root] = primes[classes++ % std::size(primes)];
     hint[s] = hint[root];
   }
-  const auto buffer_dtype = [&](const std::string& buffer) {
-    for (const auto& n : state.nodes)
-      if (n.buffer == buffer) return n.dtype;
-    for (const auto& l : state.leaves)
-      if (buffer == l.name) return l.dtype;
-    return std::string("torch.float32");
-  };
   graph g;
   for (const pending_node& n : state.nodes) {
     std::vector<std::size_t> order;  // kept axes, then reduced axes (Inductor's ranges)
@@ -332,20 +329,20 @@ constexpr graph build_graph(lowering& state) {
     spec.dtype = n.dtype;
     for (std::size_t d = 0; d < n.space.size(); ++d)
       (n.reduced[d] ? spec.rnumel : spec.numel) *= hint[static_cast<std::size_t>(n.space[d])];
-    const auto memory = [&](const std::string& buffer, const std::vector<int>& axes) {
-      auto [index, sizes] = index_of(axes, n.space, order, hint);
-      std::int64_t bytes = detail::dtype_itemsize(buffer_dtype(buffer));
-      for (std::int64_t s : sizes) bytes *= s;
-      return memory_dep(buffer, index, sizes, bytes);
+    const auto memory = [&](const std::string& buffer, const std::vector<int>& axes, std::int64_t itemsize) {
+      const strided_index index = index_of(axes, n.space, order, hint);
+      std::int64_t bytes = itemsize;
+      for (std::int64_t s : index.sizes) bytes *= s;
+      return affine_dep(buffer, 0, index.strides, index.sizes, bytes);
     };
-    for (const read& r : n.reads) spec.reads.push_back(memory(r.buffer, r.axes));
+    for (const read& r : n.reads) spec.reads.push_back(memory(r.buffer, r.axes, r.itemsize));
     for (const std::string& b : n.star_reads) spec.reads.push_back(star_dep(b));
     for (const auto& [b, m] : n.weak_reads) spec.reads.push_back(weak_dep(b, m));
     std::vector<int> written = n.space;  // the kept-axes shape of the output
     for (std::size_t d = 0; d < written.size(); ++d)
       if (n.reduced[d]) written[d] = unit_axis;
-    spec.writes.push_back(memory(n.buffer, written));
-    g.add_node(spec);
+    spec.writes.push_back(memory(n.buffer, written, detail::dtype_itemsize(n.dtype)));
+    g.add_node(std::move(spec));
   }
   for (const leaf_state& l : state.leaves)
     for (const std::string& o : state.outputs)

@@ -194,38 +194,35 @@ struct inductor_policy {
       const auto& ranges = s.ranges(m);
       std::size_t pw = s.pointwise_ranges(m);
       if (pw <= 1 && ranges.size() - pw <= 1) continue;
-      std::vector<std::int64_t> pr(ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(pw));
+      // ranges[0, pw) are the pointwise loops; strides past an access's own variables are 0.
       std::int64_t total = 1;
       for (auto r : ranges) total *= r;
       if (!seen_none) {
         seen_none = true;
         add({numel, 1}, 0);
       }
-      std::vector<int> writes;
-      for (int w : M.writes) writes.push_back(s.get_dep(w).buffer);
       for (const auto* list : {&M.reads, &M.writes})
         for (int d : *list) {
           const dep& dd = s.get_dep(d);
           if (dd.kind != dep_kind::memory) continue;
           const access& ac = s.get_access(dd.access);
           if (!ac.evaluable) continue;
-          std::vector<std::int64_t> st(pr.size(), 0);
-          for (std::size_t i = 0; i < st.size() && i < ac.strides.size(); ++i) st[i] = ac.strides[i];
+          const auto stride = [&](std::size_t i) { return i < ac.strides.size() ? ac.strides[i] : std::int64_t{0}; };
           std::size_t split = 0;
-          while (split < st.size() && st[split] != 1) ++split;
-          if (split == st.size()) continue;
+          while (split < pw && stride(split) != 1) ++split;
+          if (split == pw) continue;
           ++split;
-          if (split == st.size()) continue;
+          if (split == pw) continue;
           bool all_zero = true;
-          for (std::size_t i = split; i < st.size(); ++i) all_zero = all_zero && st[i] == 0;
+          for (std::size_t i = split; i < pw; ++i) all_zero = all_zero && stride(i) == 0;
           if (all_zero) continue;
           std::int64_t g0 = 1, g1 = 1, score = 1;
-          for (std::size_t i = 0; i < split; ++i) g0 *= pr[i];
-          for (std::size_t i = split; i < pr.size(); ++i) g1 *= pr[i];
-          for (std::size_t i = 0; i < pr.size(); ++i)
-            if (st[i] != 0) score *= pr[i];
+          for (std::size_t i = 0; i < split; ++i) g0 *= ranges[i];
+          for (std::size_t i = split; i < pw; ++i) g1 *= ranges[i];
+          for (std::size_t i = 0; i < pw; ++i)
+            if (stride(i) != 0) score *= ranges[i];
           bool is_write = false;
-          for (int w : writes) is_write = is_write || w == dd.buffer;
+          for (int w : M.writes) is_write = is_write || s.get_dep(w).buffer == dd.buffer;
           if (is_write) score *= 2;
           if (g0 >= 32 && g0 % 32 == 0) score *= 2;
           if (g1 >= 32 && g1 % 32 == 0) score *= 2;

@@ -484,6 +484,11 @@ class scheduler {
   }
 
   static constexpr bool uses_all_vars(const access& a) {
+    if (a.affine) {  // sympy drops zero terms, so a variable appears exactly when its stride is not 0
+      for (std::size_t i = 0; i < a.sizes.size(); ++i)
+        if (i >= a.strides.size() || a.strides[i] == 0) return false;
+      return true;
+    }
     for (std::size_t i = 0; i < a.sizes.size(); ++i) {
       std::string v = detail::var_name(i);
       bool found = false;
@@ -664,13 +669,6 @@ class scheduler {
           while (keep > 0 && st[keep - 1] == 0) --keep;
           na.strides.assign(st.begin(), st.begin() + static_cast<std::ptrdiff_t>(keep));
           na.sizes.assign(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(keep));
-          for (std::size_t j = 0; j < keep; ++j) {
-            if (na.strides[j] == 0) continue;
-            if (!na.text.empty()) na.text += " + ";
-            if (na.strides[j] != 1) na.text += detail::to_decimal(na.strides[j]) + "*";
-            na.text += detail::var_name(j);
-          }
-          if (na.offset != 0 || na.text.empty()) na.text += (na.text.empty() ? "" : " + ") + detail::to_decimal(na.offset);
           dd.access = intern_access(na);
           d = intern_dep(dd);
         }

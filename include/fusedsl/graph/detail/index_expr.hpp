@@ -45,6 +45,28 @@ constexpr std::string var_name(std::size_t i) {
   return s;
 }
 
+/// Canonical text of the affine index offset + sum(strides[i] * d_i), e.g. "4096*d0+d1"
+/// (for printing indices that were given as integers).
+constexpr std::string affine_text(std::int64_t offset, const std::vector<std::int64_t>& strides) {
+  std::string s;
+  for (std::size_t i = 0; i < strides.size(); ++i) {
+    const std::int64_t st = strides[i];
+    if (st == 0) continue;
+    if (st < 0) s += '-';
+    else if (!s.empty()) s += '+';
+    if (st != 1 && st != -1) {
+      s += to_decimal(st < 0 ? -st : st);
+      s += '*';
+    }
+    s += var_name(i);
+  }
+  if (offset != 0 || s.empty()) {
+    if (offset > 0 && !s.empty()) s += '+';
+    s += to_decimal(offset);
+  }
+  return s;
+}
+
 /// Python floor division and modulo (the index language is sympy's, which floors).
 constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
