@@ -7,11 +7,16 @@
 // OpenMP over the inputs; minutes on 16 cores.
 //
 //   bench_math_exhaustive [function ...]
+//
+// BENCH_EXHAUSTIVE_PART=k/n runs only the k-th of n equal parts of the bit
+// patterns (k = 0 .. n-1), for separate processes; the maximum is then the
+// largest of the parts' and the counts their sum.
 #include <omp.h>
 
 #include <cmath>    // std::exp, ...
 #include <cstdint>  // std::uint32_t, std::uint64_t
-#include <cstdio>   // std::printf
+#include <cstdio>   // std::printf, std::sscanf
+#include <cstdlib>  // std::getenv
 #include <cstring>  // std::strcmp
 
 #include <fusedsl/core/vector_math.hpp>
@@ -71,6 +76,18 @@ const fn kFns[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::int64_t first = 0, last = std::int64_t(1) << 32;  // the bit patterns [first, last)
+  if (const char* part = std::getenv("BENCH_EXHAUSTIVE_PART")) {
+    int k = 0, n = 1;
+    if (std::sscanf(part, "%d/%d", &k, &n) != 2 || n < 1 || k < 0 || k >= n) {
+      std::fprintf(stderr, "BENCH_EXHAUSTIVE_PART must be k/n with 0 <= k < n, not '%s'\n", part);
+      return 1;
+    }
+    first = last / n * k;
+    last = k == n - 1 ? last : last / n * (k + 1);
+    std::printf("part %d/%d: bit patterns 0x%llx to 0x%llx\n", k, n, static_cast<unsigned long long>(first),
+                static_cast<unsigned long long>(last - 1));
+  }
   std::printf("| function | max error (ulp) | at x | results not correctly rounded | inputs | bits differ from std |\n|---|---|---|---|---|---|\n");
   for (const fn& F : kFns) {
     bool wanted = argc == 1;
@@ -86,7 +103,7 @@ int main(int argc, char** argv) {
       float wx = 0;
       std::uint64_t ah = 0, c = 0, d = 0;
 #pragma omp for schedule(dynamic, 1 << 16)
-      for (std::int64_t u = 0; u < (std::int64_t(1) << 32); ++u) {
+      for (std::int64_t u = first; u < last; ++u) {
         const float x = __builtin_bit_cast(float, static_cast<std::uint32_t>(u));
         if (trig && !(std::fabs(x) < 2.1e8f)) continue;
         const float y = F.f(x);
