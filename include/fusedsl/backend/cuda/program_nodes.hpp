@@ -17,6 +17,7 @@
 
 #include <fusedsl/core/config.hpp>                    // FUSEDSL_HOST_DEVICE
 #include <fusedsl/core/hana.hpp>                      // hana::at_c, hana::index_if
+#include <fusedsl/expr/tensor_leaf.hpp>               // tensor_leaf
 #include <fusedsl/expr/traverse.hpp>                  // leaf_slots, makes_node, distinct_nodes
 #include <fusedsl/program/detail/describe_nodes.hpp>  // statement_count, distinct_count, node_expression
 

@@ -11,7 +11,7 @@
 #include <vector>       // std::vector
 
 #include <fusedsl/core/hana.hpp>                          // hana::at_c, hana::unpack
-#include <fusedsl/expr/evaluate.hpp>                      // operand_first_slot
+#include <fusedsl/expr/evaluate.hpp>                      // detail::operand_first_slot
 #include <fusedsl/program/detail/bound_leaves.hpp>        // bound_leaves, describe_leaf
 #include <fusedsl/program/detail/group_schedule.hpp>      // group_schedule
 #include <fusedsl/program/detail/nodes.hpp>               // node_runtime, address, node_expression
