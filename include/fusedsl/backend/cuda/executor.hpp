@@ -97,7 +97,7 @@ constexpr void add_slot_infos(slot_info* infos) {
     using L = leaf_at<loop_t<D, J>, S>;
     constexpr bool is_param = !requires { L::role_of; } && !makes_node<L> && !requires { std::declval<L>().view; };
     infos[slot_base<D>[J] + static_cast<int>(S)] = {is_param ? static_cast<int>(sizeof(element_t<L::value_dtype>)) : 0,
-                                                    memory_leaf_index<D, L>(), static_cast<int>(sizeof(element_t<L::value_dtype>)),
+                                                    memory_leaf_index<D, L>(), static_cast<int>(sizeof(leaf_storage_t<L>)),
                                                     producer<D, J, L>()};
     add_slot_infos<D, J, S + 1>(infos);
   }

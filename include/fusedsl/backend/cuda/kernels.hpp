@@ -64,9 +64,10 @@ struct group_args {
   operand outs[node_count<P>];
 };
 
-/// The stored value type of node J (what a buffer of it holds).
+/// The stored value type of node J (what a buffer of it holds: f16 and
+/// bf16 values stay in float, as on the CPU, node_storage_t).
 template <class P, int J>
-using value_t = element_t<node_t<P, J>::value_dtype>;
+using value_t = node_storage_t<node_t<P, J>>;
 /// The element type node J stores into its statement's target.
 template <class P, int J>
 using target_element_t = typename std::tuple_element_t<static_cast<std::size_t>(J), typename P::nodes>::target_element;
@@ -96,7 +97,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE const auto& values_of(const node_values<P, V,
 /// The values of every leaf slot of a loop over `E` at `V` elements.
 template <class E, int V, std::size_t S = 0, bool = (S < leaf_slots<E>())>
 struct slot_values {
-  element_t<leaf_at<E, S>::value_dtype> v[V];
+  leaf_storage_t<leaf_at<E, S>> v[V];
   slot_values<E, V, S + 1> rest;
 };
 template <class E, int V, std::size_t S>
@@ -208,7 +209,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
   using E = loop_t<P, J>;
   if constexpr (S < leaf_slots<E>()) {
     using L = leaf_at<E, S>;
-    using T = element_t<L::value_dtype>;
+    using T = leaf_storage_t<L>;
     auto& to = slot_of<S>(out);
     const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
     constexpr int from_node = producer<P, J, L>();
