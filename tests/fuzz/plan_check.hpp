@@ -226,7 +226,7 @@ inline void check_invariants(const random_graph& rg, const fx::graph& g, const f
       throw violation(where + ": kernel_local and materialized list buffers the group does not produce");
   }
   // Pairs fused in the first round, both sides single nodes: each must pass every gate on its own.
-  if (!p.rounds.empty()) {
+  if (!p.rounds.empty() && !p.rounds.front().reorder_round) {
     const auto& round = p.rounds.front();
     int checked = 0;
     for (const auto& c : round.candidates) {
