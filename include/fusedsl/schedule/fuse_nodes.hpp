@@ -39,6 +39,7 @@ constexpr why_no_fuse check_fusion(const graph& g, std::string_view node1, std::
   if (a < 0) throw error("check_fusion: node1: no node named " + std::string(node1));
   if (b < 0) throw error("check_fusion: node2: no node named " + std::string(node2));
   scheduler<Policy> s(g, cfg, std::move(policy));
+  s.start_round();
   why_no_fuse r = s.can_fuse(a, b);
   if (r == why_no_fuse::none && s.will_fusion_create_cycle(a, b)) r = why_no_fuse::cycle;
   return r;

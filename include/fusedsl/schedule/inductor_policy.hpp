@@ -95,8 +95,10 @@ struct inductor_policy {
       }
       if (A.template_kernel || B.template_kernel) return why_no_fuse::none;
       if (s.config().tiling_prevents_pointwise_fusion) {
-        // Equal groups here, so each side's tiling is its own (cached) tiling.
-        const auto& t1 = own_tiling(s, a);
+        // Equal groups here, so each side's tiling is its own (cached) tiling. t1 is a copy:
+        // the second lookup may grow the cache and move the first entry (use after free,
+        // found by the sanitizer run of the scheduler fuzzer with many rounds).
+        const std::vector<std::int64_t> t1 = own_tiling(s, a);
         const auto& t2 = own_tiling(s, b);
         if (t1.size() > 2 || t2.size() > 2) {
           std::vector<int> both = A.members;

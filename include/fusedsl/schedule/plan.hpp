@@ -63,6 +63,10 @@ struct plan {
   std::vector<std::string> buffer_names;   ///< graph buffer names, by id
   std::vector<node_kind> node_kinds;       ///< graph node kinds, by id
   std::vector<int> pred_start, preds;      ///< graph edges: preds[pred_start[i] .. pred_start[i+1]) feed node i
+  /// Per graph node, the loop order the loop-reordering round chose: kernel loop j is the
+  /// node's loop loop_orders[i][j] (of graph_node::ranges). Empty: the node's own order.
+  /// A backend must iterate a reordered node this way for its tiles to line up with its group's.
+  std::vector<std::vector<int>> loop_orders;
   std::size_t pairs_examined = 0;          ///< over all rounds
 
   /// Number of kernels.

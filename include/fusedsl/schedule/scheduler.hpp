@@ -100,6 +100,7 @@ class scheduler {
       s.min_order = s.max_order = i;
       sched_.push_back(std::move(s));
       ranges_.push_back(nd.ranges);
+      loop_orders_.emplace_back();
       fused_of_.push_back(i);
       alive_.push_back(i);
     }
@@ -285,7 +286,24 @@ class scheduler {
   constexpr bool will_fusion_create_cycle(int a, int b) const {
     const sched_node& A = node(a);
     const sched_node& B = node(b);
-    int lo = std::min(A.min_order, B.min_order);
+    // Positions below `floor` cannot be on such a path. Graph edges only lead to higher
+    // positions, so a path that goes below the pair's lowest position and comes back must
+    // jump up inside fused nodes with members on both sides, chained; `floor` is the
+    // lowest position such a chain reaches (fused nodes by descending max_order, one pass).
+    // Pruning at the pair's lowest position instead misses cycles through a fused node
+    // whose members all come before the pair (found by tests/fuzz, seeds 10, 29, 43).
+    int floor = std::min(A.min_order, B.min_order);
+    auto& spans = tmp_->spans;
+    spans.clear();
+    for (int s : alive_)
+      if (!(static_cast<std::size_t>(s) < dead_.size() && dead_[static_cast<std::size_t>(s)]) && node(s).fused())
+        spans.push_back({node(s).max_order, node(s).min_order});
+    std::sort(spans.begin(), spans.end(),
+              [](const std::pair<int, int>& x, const std::pair<int, int>& y) { return x.first > y.first; });
+    for (const auto& [high, low] : spans) {
+      if (high < floor) break;
+      floor = std::min(floor, low);
+    }
     int t = ++tmp_->visit;
     for (const sched_node* s : {&A, &B})
       for (int m : s->members) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
@@ -310,12 +328,12 @@ class scheduler {
       int gid = fused_of_[static_cast<std::size_t>(v)];
       const sched_node& G = node(gid);
       if (G.fused()) {
-        if (tmp_->group_seen[static_cast<std::size_t>(gid)] == t || G.max_order < lo) continue;
+        if (tmp_->group_seen[static_cast<std::size_t>(gid)] == t || G.max_order < floor) continue;
         tmp_->group_seen[static_cast<std::size_t>(gid)] = t;
         for (int m : G.members)
           for (int p : g_.node(m).preds) stack.push_back({p, true});
       } else {
-        if (v < lo) continue;
+        if (v < floor) continue;
         for (int p : g_.node(v).preds) stack.push_back({p, through});
       }
     }
@@ -430,7 +448,9 @@ class scheduler {
     int real = g_.real_name(w.mutating);
     for (int r : A.reads) {
       const dep& rd = get_dep(r);
-      if (rd.buffer != real) continue;
+      // Every version of the updated storage counts: a chain of in-place updates
+      // (x -> b2 -> b4) shares one buffer, so a read of b2 sees what the update of b2 writes.
+      if (g_.real_name(rd.buffer) != real) continue;
       if (rd.kind != dep_kind::memory) return false;
       const access& ra = get_access(rd.access);
       if (ra.indirect || !(ra == wa)) return false;
@@ -472,6 +492,12 @@ class scheduler {
       tmp_->memo_valid[i] = 1;
     }
     return tmp_->memo[i];
+  }
+
+  /// What every round does before it looks at pairs: drop the WeakDeps made redundant
+  /// (so that check_fusion judges a pair as the first round of fuse_nodes does).
+  constexpr void start_round() {
+    for (int s : alive_) prune_redundant_deps(s);
   }
 
  private:
@@ -655,6 +681,13 @@ class scheduler {
       std::vector<std::int64_t> old = ranges(m), fresh(nv);
       for (std::size_t j = 0; j < nv; ++j) fresh[j] = old[order[j]];
       ranges_[static_cast<std::size_t>(m)] = fresh;
+      // Compose with earlier reorders, so the plan can say which graph loop each kernel loop is.
+      std::vector<int>& lo = loop_orders_[static_cast<std::size_t>(m)];
+      if (lo.empty())
+        for (std::size_t j = 0; j < nv; ++j) lo.push_back(static_cast<int>(j));
+      std::vector<int> composed(nv);
+      for (std::size_t j = 0; j < nv; ++j) composed[j] = lo[order[j]];
+      lo = composed;
       auto rewrite = [&](std::vector<int>& list) {
         for (int& d : list) {
           dep dd = get_dep(d);
@@ -941,7 +974,7 @@ class scheduler {
   }
 
   constexpr void fuse_nodes_once(bool reorder_round, plan& p) {
-    for (int s : alive_) prune_redundant_deps(s);
+    start_round();
     round_log log;
     log.reorder_round = reorder_round;
     index_in_round_.assign(sched_.size(), -1);
@@ -1060,6 +1093,7 @@ class scheduler {
     }
     p.pred_start.push_back(static_cast<int>(p.preds.size()));
     for (int b = 0; b < g_.buffer_count(); ++b) p.buffer_names.push_back(g_.buffer_name(b));
+    p.loop_orders = loop_orders_;
     for (int s : alive_) {
       const sched_node& S = node(s);
       fused_group grp;
@@ -1083,6 +1117,7 @@ class scheduler {
   Policy policy_;
   std::vector<sched_node> sched_;
   std::vector<std::vector<std::int64_t>> ranges_;
+  std::vector<std::vector<int>> loop_orders_;  // per graph node, see plan::loop_orders
   std::vector<int> fused_of_, alive_, name_rank_, owner_, index_in_round_;
   std::vector<char> dead_;
   std::vector<dep> extra_deps_;
@@ -1096,6 +1131,7 @@ class scheduler {
     int stamp = 0, visit = 0;
     std::vector<int> stack;                      // depends_on
     std::vector<std::pair<int, bool>> walk;      // will_fusion_create_cycle
+    std::vector<std::pair<int, int>> spans;      // will_fusion_create_cycle: (max_order, min_order)
     std::vector<std::vector<std::int64_t>> memo; // policy memo per scheduler node
     std::vector<char> memo_valid;
     std::vector<std::pair<int, int>> remaining;  // can_fuse_vertical

@@ -1,0 +1,456 @@
+// fusedsl-fuzz-programs: writes random fusedsl programs as doctest C++ (kernel fuzzing),
+// and shrinks a failing one.
+//
+//   fusedsl-fuzz-programs --seed S --first I --count N --out FILE
+//       writes programs I .. I+N-1 of seed S as TEST_CASEs; each runs the program fused on
+//       the CPU (prog.run(fx::cpu, ...)) and compares every target with fx::run_reference.
+//   fusedsl-fuzz-programs --seed S --first I --shrink
+//       regenerates program I of seed S, then removes statements and replaces operations by
+//       one of their operands while the program still fails (each candidate compiled with the
+//       compiler and flags of this build, then run), and prints the smallest failing program
+//       as a ready-to-paste regression TEST_CASE.
+//
+// A program: one element type (f32, f64, i32, i64 or bf16), a main shape of rank 1-3 with odd
+// sizes, inputs of that shape or broadcastable to it, 1-5 statements writing outputs, inouts
+// (updated in place), locals (read only after written) and kept- or dropped-axis reductions.
+#include <cstdint>     // std::uint64_t
+#include <cstdio>      // std::printf
+#include <cstdlib>     // std::system, std::strtoull
+#include <fstream>     // std::ofstream
+#include <functional>  // std::function
+#include <iostream>    // std::cerr
+#include <random>      // std::mt19937_64
+#include <set>         // std::set
+#include <string>      // std::string
+#include <vector>      // std::vector
+
+namespace {
+
+enum class element { f32, f64, i32, i64, bf16 };
+
+const char* cpp_type(element e) {
+  switch (e) {
+    case element::f32: return "float";
+    case element::f64: return "double";
+    case element::i32: return "std::int32_t";
+    case element::i64: return "std::int64_t";
+    case element::bf16: return "fx::bfloat16";
+  }
+  return "?";
+}
+bool is_float(element e) { return e == element::f32 || e == element::f64 || e == element::bf16; }
+
+/// An expression tree: a leaf (placeholder or constant), an operation, or a reduction.
+struct expr {
+  enum class kind { leaf, constant, unary, binary, reduce } k = kind::leaf;
+  std::string name;          ///< leaf: placeholder; unary/binary/reduce: operation
+  std::string value;         ///< constant: its C++ spelling
+  int axis = 0;              ///< reduce: the axis
+  bool full = false;         ///< value has the program's main shape (not only broadcastable to it)
+  std::vector<expr> args;
+
+  std::string cpp() const {
+    switch (k) {
+      case kind::leaf: return name;
+      case kind::constant: return value;
+      case kind::unary:
+        if (name == "exp" || name == "expm1") return "fx::" + name + "(fx::tanh(" + args[0].cpp() + "))";
+        if (name == "sqrt" || name == "log1p") return "fx::" + name + "(fx::abs(" + args[0].cpp() + "))";
+        if (name == "-") return "-(" + args[0].cpp() + ")";
+        return "fx::" + name + "(" + args[0].cpp() + ")";
+      case kind::binary:
+        if (name == "/") return "(" + args[0].cpp() + " / (fx::abs(" + args[1].cpp() + ") + 1))";
+        if (name == "+" || name == "-" || name == "*") return "(" + args[0].cpp() + " " + name + " " + args[1].cpp() + ")";
+        return "fx::" + name + "(" + args[0].cpp() + ", " + args[1].cpp() + ")";
+      case kind::reduce: return "fx::" + name + "(" + args[0].cpp() + ", fx::axis<" + std::to_string(axis) + ">)";
+    }
+    return "?";
+  }
+  void leaves(std::set<std::string>& out) const {
+    if (k == kind::leaf) out.insert(name);
+    for (const auto& a : args) a.leaves(out);
+  }
+  int size() const {
+    int n = k == kind::leaf || k == kind::constant ? 0 : 1;
+    for (const auto& a : args) n += a.size();
+    return n;
+  }
+};
+
+/// One statement: target op= value; `reduced` targets take a bare reduction (with drop_axes when `dropped`).
+struct statement {
+  std::string target, op = "=";
+  expr value;
+};
+
+enum class role { input, output, inout, local, reduced };
+
+struct placeholder {
+  std::string name;
+  role r = role::input;
+  std::vector<std::int64_t> shape;  ///< inputs: broadcastable to the main shape; reduced: the reduction's shape
+  int rank = 0;
+};
+
+struct program {
+  std::uint64_t seed = 0;
+  int index = 0;
+  element type = element::f32;
+  std::vector<std::int64_t> shape;
+  std::vector<placeholder> vars;
+  std::vector<statement> statements;
+
+  const placeholder* find(const std::string& n) const {
+    for (const auto& v : vars)
+      if (v.name == n) return &v;
+    return nullptr;
+  }
+};
+
+std::string shape_text(const std::vector<std::int64_t>& s) {
+  std::string t = "{";
+  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "}";
+}
+
+/// The element type of program `index`: runs of 8 programs share one, so that a file of
+/// generated programs instantiates each type's math once (compile time) and every type appears.
+element type_of(int index) {
+  static const element types[] = {element::f32, element::f64, element::i32, element::bf16, element::i64, element::f32};
+  return types[(index / 8) % 6];
+}
+
+class generator {
+ public:
+  /// Program `index` of `seed`; all programs of one index share an element type (see type_of).
+  generator(std::uint64_t seed, int index) : rng_(seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(index) * 7919 + 1) {
+    p_.seed = seed;
+    p_.index = index;
+  }
+
+  program run() {
+    p_.type = type_of(p_.index);
+    int rank = 1 + pick(3);
+    static const std::int64_t sizes[] = {1, 2, 3, 5, 7, 13, 17, 33, 65};
+    for (int d = 0; d < rank; ++d) p_.shape.push_back(sizes[pick(rank == 1 ? 9 : rank == 2 ? 8 : 6)]);
+    int inputs = 1 + pick(3);
+    for (int i = 0; i < inputs; ++i) {
+      placeholder ph{"x" + std::to_string(i), role::input, p_.shape, rank};
+      if (i > 0 && chance(40))  // broadcast: some axes of size 1
+        for (auto& s : ph.shape)
+          if (chance(50)) s = 1;
+      p_.vars.push_back(ph);
+      readable_.push_back(ph.name);
+    }
+    if (chance(40)) {
+      placeholder ph{"z0", role::inout, p_.shape, rank};
+      p_.vars.push_back(ph);
+      readable_.push_back(ph.name);
+    }
+    // 1 to 5 statements, mostly few: each statement costs about a second of compile time.
+    static const int statement_counts[] = {1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
+    int statements = statement_counts[pick(10)];
+    for (int s = 0; s < statements; ++s) add_statement(s, statements);
+    return p_;
+  }
+
+ private:
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<std::uint64_t>(n)); }
+  bool chance(int percent) { return pick(100) < percent; }
+
+  std::string constant() {
+    if (is_float(p_.type)) {
+      static const char* f[] = {"0.5", "2.0", "-1.5", "0.25", "3.0"};
+      std::string c = f[pick(5)];
+      return p_.type == element::f64 ? c : c + "f";
+    }
+    static const char* i[] = {"2", "-3", "7", "1", "5"};
+    return i[pick(5)];
+  }
+
+  // A random expression over readable placeholders; with need_full its value has the main shape.
+  expr make(int depth, bool need_full) {
+    if (depth == 0 || chance(25)) {
+      if (!need_full && chance(20)) return expr{expr::kind::constant, "", constant(), 0, false, {}};
+      std::vector<std::string> candidates;
+      for (const auto& n : readable_) {
+        const placeholder* ph = p_.find(n);
+        if (!need_full || ph->shape == p_.shape) candidates.push_back(n);
+      }
+      const std::string& n = candidates[static_cast<std::size_t>(pick(static_cast<int>(candidates.size())))];
+      return expr{expr::kind::leaf, n, "", 0, p_.find(n)->shape == p_.shape, {}};
+    }
+    int roll = pick(100);
+    if (roll < 30) {
+      static const char* fu[] = {"-", "abs", "relu", "exp", "expm1", "tanh", "sigmoid", "sin", "cos", "sqrt", "log1p", "erf", "gelu", "silu"};
+      static const char* iu[] = {"-", "abs", "relu"};
+      std::string op = is_float(p_.type) ? fu[pick(14)] : iu[pick(3)];
+      expr a = make(depth - 1, need_full);
+      return expr{expr::kind::unary, op, "", 0, a.full, {a}};
+    }
+    if (roll < 85 || p_.shape.empty()) {
+      static const char* fb[] = {"+", "-", "*", "/", "maximum", "minimum"};
+      static const char* ib[] = {"+", "-", "*", "maximum", "minimum"};
+      std::string op = is_float(p_.type) ? fb[pick(6)] : ib[pick(5)];
+      bool left_full = need_full && chance(50);
+      expr a = make(depth - 1, left_full), b = make(depth - 1, need_full && !left_full);
+      return expr{expr::kind::binary, op, "", 0, a.full || b.full, {a, b}};
+    }
+    // A reduction with kept axes (broadcasts back), combined with a full operand when needed.
+    static const char* fr[] = {"sum", "mean", "max", "min", "logsumexp", "var", "std", "prod"};
+    static const char* ir[] = {"sum", "max", "min", "prod"};
+    std::string op = is_float(p_.type) ? fr[pick(8)] : ir[pick(4)];
+    expr r{expr::kind::reduce, op, "", pick(static_cast<int>(p_.shape.size())), false, {make(depth - 1, true)}};
+    if (!need_full) return r;
+    expr other = make(depth - 1, true);
+    return expr{expr::kind::binary, chance(50) ? "-" : "*", "", 0, true, {other, r}};
+  }
+
+  void add_statement(int s, int total) {
+    int roll = pick(100);
+    statement st;
+    std::string fresh;
+    if (roll < 20 && !p_.shape.empty() && s + 1 < total) {  // a local, read by later statements
+      fresh = "t" + std::to_string(s);
+      p_.vars.push_back({fresh, role::local, p_.shape, static_cast<int>(p_.shape.size())});
+    } else if (roll < 35 && !p_.shape.empty()) {  // a bare reduction into its own target
+      static const char* fr[] = {"sum", "mean", "max", "min", "logsumexp", "var", "std"};
+      static const char* ir[] = {"sum", "max", "min", "prod"};
+      int axis = pick(static_cast<int>(p_.shape.size()));
+      bool drop = p_.shape.size() > 1 && chance(50);
+      std::vector<std::int64_t> shape;
+      for (std::size_t d = 0; d < p_.shape.size(); ++d)
+        if (static_cast<int>(d) != axis) shape.push_back(p_.shape[d]);
+        else if (!drop) shape.push_back(1);
+      placeholder ph{"r" + std::to_string(s), role::reduced, shape, static_cast<int>(shape.size())};
+      p_.vars.push_back(ph);
+      st.target = ph.name;
+      st.value = expr{expr::kind::reduce, is_float(p_.type) ? fr[pick(7)] : ir[pick(4)], "", axis, false, {make(2, true)}};
+      if (drop) st.value.value = "drop";
+      p_.statements.push_back(st);
+      return;
+    } else if (roll < 55 && has("z0")) {  // update the inout in place
+      st.target = "z0";
+      if (chance(40)) st.op = is_float(p_.type) ? (chance(50) ? "+=" : "*=") : "+=";
+    } else {
+      fresh = "y" + std::to_string(s);
+      p_.vars.push_back({fresh, role::output, p_.shape, static_cast<int>(p_.shape.size())});
+    }
+    if (st.target.empty()) st.target = fresh;
+    st.value = make(1 + pick(3), true);
+    p_.statements.push_back(st);
+    if (!fresh.empty()) readable_.push_back(fresh);  // sequential semantics: later statements see it
+  }
+  bool has(const std::string& n) const { return p_.find(n) != nullptr; }
+
+  std::mt19937_64 rng_;
+  program p_;
+  std::vector<std::string> readable_;
+};
+
+std::string tolerance_text(element e) {
+  switch (e) {
+    case element::f64: return "(tolerance{1e-9, 1e-9})";
+    case element::f32: return "(tolerance{2e-4, 2e-4})";
+    case element::bf16: return "(tolerance{6e-2, 6e-2})";
+    default: return "(tolerance{0, 0})";
+  }
+}
+
+/// The program as a doctest TEST_CASE named `title`.
+std::string emit(const program& p, const std::string& title) {
+  std::set<std::string> used;
+  for (const auto& s : p.statements) {
+    used.insert(s.target);
+    s.value.leaves(used);
+  }
+  const std::string T = cpp_type(p.type);
+  std::string o = "TEST_CASE(\"" + title + "\") {\n";
+  auto role_name = [](role r) {
+    switch (r) {
+      case role::input: return "in";
+      case role::output: case role::reduced: return "out";
+      case role::inout: return "inout";
+      case role::local: return "local";
+    }
+    return "?";
+  };
+  for (const auto& v : p.vars)
+    if (used.count(v.name))
+      o += "  constexpr fx::" + std::string(role_name(v.r)) + "<\"" + v.name + "\", " + T + ", " + std::to_string(v.rank) + "> " +
+           v.name + ";\n";
+  o += "  constexpr fx::program prog{\n";
+  for (const auto& s : p.statements) {
+    std::string value = s.value.cpp();
+    if (s.value.k == expr::kind::reduce && s.value.value == "drop")
+      value = "fx::" + s.value.name + "(" + s.value.args[0].cpp() + ", fx::axis<" + std::to_string(s.value.axis) + ">, fx::drop_axes)";
+    o += "      " + s.target + " " + s.op + " " + value + ",\n";
+  }
+  o += "  };\n";
+  std::string bindings_run, bindings_ref;
+  int seed_offset = 0;
+  const char* range = is_float(p.type) ? "-2.0, 2.0" : "-20, 20";
+  for (const auto& v : p.vars) {
+    if (!used.count(v.name) || v.r == role::local) continue;
+    const std::string shape = shape_text(v.shape);
+    const std::string tensor_seed = std::to_string(p.seed * 1000 + static_cast<std::uint64_t>(p.index) * 10 + static_cast<std::uint64_t>(seed_offset++));
+    if (v.r == role::input) {
+      o += "  const auto a_" + v.name + " = random_tensor<" + T + ">(" + shape + ", " + tensor_seed + ", " + range + ");\n";
+      o += "  const auto before_" + v.name + " = a_" + v.name + ".clone();\n";
+      bindings_run += ", " + v.name + "(a_" + v.name + ")";
+      bindings_ref += ", " + v.name + "(a_" + v.name + ")";
+    } else if (v.r == role::inout) {
+      o += "  auto a_" + v.name + " = random_tensor<" + T + ">(" + shape + ", " + tensor_seed + ", " + range + ");\n";
+      o += "  auto b_" + v.name + " = a_" + v.name + ".clone();\n";
+      bindings_run += ", " + v.name + "(a_" + v.name + ")";
+      bindings_ref += ", " + v.name + "(b_" + v.name + ")";
+    } else {
+      o += "  fx::tensor<" + T + "> a_" + v.name + "(" + shape + "), b_" + v.name + "(" + shape + ");\n";
+      bindings_run += ", " + v.name + "(a_" + v.name + ")";
+      bindings_ref += ", " + v.name + "(b_" + v.name + ")";
+    }
+  }
+  o += "  prog.run(fx::cpu" + bindings_run + ");\n";
+  o += "  fx::run_reference(prog" + bindings_ref + ");\n";
+  for (const auto& v : p.vars) {
+    if (!used.count(v.name) || v.r == role::local) continue;
+    if (v.r == role::input)
+      o += "  FUSEDSL_CHECK_CLOSE(a_" + v.name + ".view(), before_" + v.name + ".view(), (tolerance{0, 0}));  // unchanged\n";
+    else
+      o += "  FUSEDSL_CHECK_CLOSE(a_" + v.name + ".view(), b_" + v.name + ".view(), " + tolerance_text(p.type) + ");\n";
+  }
+  o += "}\n";
+  return o;
+}
+
+const char* file_header =
+    "// Generated by fusedsl-fuzz-programs (tests/fuzz/generate_programs.cpp); do not edit.\n"
+    "#include <cstdint>\n\n"
+    "#include <doctest/doctest.h>\n\n"
+    "#include <fusedsl/fusedsl.hpp>\n"
+    "#include <support/compare.hpp>\n"
+    "#include <support/random.hpp>\n\n"
+    "namespace fx = fusedsl;\n"
+    "using fx::testing::random_tensor;\n"
+    "using fx::testing::tolerance;\n\n";
+
+std::string title_of(const program& p) {
+  return "fuzz program " + std::to_string(p.index) + " of seed " + std::to_string(p.seed);
+}
+
+// ------------------------------------------------------------------ shrinking
+
+#ifndef FUSEDSL_FUZZ_COMPILE
+#define FUSEDSL_FUZZ_COMPILE ""
+#endif
+
+/// True when the program, compiled alone with this build's compiler and flags, fails.
+bool still_fails(const program& p, const std::string& dir) {
+  const std::string src = dir + "/shrink_candidate.cpp", exe = dir + "/shrink_candidate";
+  {
+    std::ofstream f(src);
+    f << "#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN\n" << file_header << emit(p, "candidate");
+  }
+  const std::string compile = std::string(FUSEDSL_FUZZ_COMPILE) + " " + src + " -o " + exe + " > " + dir + "/shrink_compile.log 2>&1";
+  if (std::system(compile.c_str()) != 0) return false;  // a candidate that does not compile is not a smaller failure
+  return std::system((exe + " > " + dir + "/shrink_run.log 2>&1").c_str()) != 0;
+}
+
+/// Every program one step smaller: a statement removed, or an operation replaced by an operand.
+std::vector<program> smaller(const program& p) {
+  std::vector<program> out;
+  for (std::size_t i = 0; i < p.statements.size() && p.statements.size() > 1; ++i) {
+    program q = p;
+    q.statements.erase(q.statements.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back(q);
+  }
+  for (std::size_t i = 0; i < p.statements.size(); ++i) {
+    // Visit every operation node of statement i by its position in pre-order.
+    int count = p.statements[i].value.size();
+    for (int target = 0; target < count; ++target)
+      for (int arg = 0; arg < 2; ++arg) {
+        program q = p;
+        int seen = 0;
+        bool done = false;
+        std::function<void(expr&, bool)> walk = [&](expr& e, bool top) {
+          if (done || e.k == expr::kind::leaf || e.k == expr::kind::constant) return;
+          if (seen++ == target) {
+            if (static_cast<std::size_t>(arg) < e.args.size() && !(top && e.k == expr::kind::reduce)) {
+              expr keep = e.args[static_cast<std::size_t>(arg)];
+              if (!e.full || keep.full) e = keep;  // keep the statement's shape
+            }
+            done = true;
+            return;
+          }
+          for (auto& a : e.args) walk(a, false);
+        };
+        walk(q.statements[i].value, true);
+        if (q.statements[i].value.cpp() != p.statements[i].value.cpp()) out.push_back(q);
+      }
+  }
+  return out;
+}
+
+int shrink(program p, const std::string& dir) {
+  if (!still_fails(p, dir)) {
+    std::cerr << "program " << p.index << " of seed " << p.seed << " passes: nothing to shrink\n";
+    return 1;
+  }
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (const program& q : smaller(p))
+      if (still_fails(q, dir)) {
+        p = q;
+        progress = true;
+        break;
+      }
+  }
+  std::printf("// Regression test (shrunk from program %d of seed %llu by fusedsl-fuzz-programs --shrink):\n%s", p.index,
+              static_cast<unsigned long long>(p.seed),
+              emit(p, "regression: fuzz program " + std::to_string(p.index) + " of seed " + std::to_string(p.seed)).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t seed = 1;
+  int first = 0, count = 1;
+  std::string out, dir = ".";
+  bool do_shrink = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "fusedsl-fuzz-programs: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--first") first = std::stoi(next());
+    else if (a == "--count") count = std::stoi(next());
+    else if (a == "--out") out = next();
+    else if (a == "--dir") dir = next();
+    else if (a == "--shrink") do_shrink = true;
+    else {
+      std::cerr << "fusedsl-fuzz-programs: unknown argument " << a
+                << "\nusage: fusedsl-fuzz-programs --seed S --first I (--count N --out FILE | --shrink [--dir D])\n";
+      return 2;
+    }
+  }
+  if (do_shrink) return shrink(generator(seed, first).run(), dir);
+  if (out.empty()) {
+    std::cerr << "fusedsl-fuzz-programs: --out FILE (or --shrink) is required\n";
+    return 2;
+  }
+  std::string text = file_header;
+  for (int i = first; i < first + count; ++i) {
+    const program p = generator(seed, i).run();
+    text += "// If this fails: fusedsl-fuzz-programs --seed " + std::to_string(seed) + " --first " + std::to_string(i) +
+            " --shrink\n" + emit(p, title_of(p)) + "\n";
+  }
+  std::ofstream f(out);
+  f << text;
+  return f ? 0 : 1;
+}
