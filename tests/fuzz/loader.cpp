@@ -2,7 +2,7 @@
 // duplicated or replaced, JSON tokens swapped for tokens of another type, names and numbers
 // replaced by unknown or malformed ones), are loaded and scheduled. Each mutant must either
 // load and schedule or be refused with fusedsl::error; anything else (another exception, a
-// crash, a sanitizer report) fails. FUSEDSL_FUZZ_DUMPS=n runs n mutants (default 3000);
+// crash, a sanitizer report) fails. FUSEDSL_FUZZ_DUMPS=n runs n mutants (default 10000);
 // FUSEDSL_FUZZ_SEED=s starts at seed s.
 #include <doctest/doctest.h>
 
@@ -64,7 +64,7 @@ TEST_CASE("fuzz: mutated Inductor dumps load and schedule, or are refused with f
     samples.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
   REQUIRE(samples.size() >= 5);
-  const std::uint64_t first = env_or("FUSEDSL_FUZZ_SEED", 1), count = env_or("FUSEDSL_FUZZ_DUMPS", 3000);
+  const std::uint64_t first = env_or("FUSEDSL_FUZZ_SEED", 1), count = env_or("FUSEDSL_FUZZ_DUMPS", 10000);
   std::uint64_t loaded = 0, refused = 0;
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     std::mt19937_64 rng(seed);

@@ -3,6 +3,7 @@
 /// returned) into a fusedsl::graph, ready for fuse_nodes with the default inductor_policy.
 #pragma once
 #include <cstdint>
+#include <cstdlib>  // std::strtod
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -163,7 +164,9 @@ inline inductor_dump load_inductor_dump(std::string_view text, const std::string
   inductor_dump out;
   if (const value* w = root.find("workload"); w && w->is_string()) out.workload = w->text;
   if (const value* t = root.find("torch"); t && t->is_string()) out.torch = t->text;
-  if (const value* ms = root.find("fuse_nodes_ms"); ms && ms->is_number()) out.fuse_nodes_ms = std::stod(ms->text);
+  // strtod, not stod: an out-of-range time (1e999) is informational, not a reason to throw std::out_of_range.
+  if (const value* ms = root.find("fuse_nodes_ms"); ms && ms->is_number())
+    out.fuse_nodes_ms = std::strtod(ms->text.c_str(), nullptr);
   const value& nodes = rd.need(root, "nodes", "top level");
   if (!nodes.is_array()) rd.fail("top level", "field \"nodes\" must be a list");
   std::vector<std::string> names;

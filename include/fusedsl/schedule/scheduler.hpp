@@ -76,8 +76,9 @@ class scheduler {
   constexpr ~scheduler() { delete tmp_; }
 
   /// Prepares to schedule `g` (which must be finalized).
-  constexpr scheduler(const graph& g, fuse_config cfg, Policy policy) : g_(g), cfg_(cfg), policy_(std::move(policy)) {
-    if (!g.finalized()) throw error("fuse_nodes: graph: call finalize() before scheduling");
+  /// Bad input throws from the member initializers, before the scratch space is allocated.
+  constexpr scheduler(const graph& g, fuse_config cfg, Policy policy)
+      : g_(checked_graph(g)), cfg_(checked_config(cfg)), policy_(std::move(policy)) {
     const int n = g.size();
     sched_.reserve(static_cast<std::size_t>(2 * n + 1));
     for (int i = 0; i < n; ++i) {
@@ -492,6 +493,29 @@ class scheduler {
       tmp_->memo_valid[i] = 1;
     }
     return tmp_->memo[i];
+  }
+
+  /// Throws fusedsl::error for settings no schedule can honour (counts below their minimum,
+  /// a ratio outside [0, 1]), naming the field, what it must be and what it was.
+  static constexpr const fuse_config& checked_config(const fuse_config& c) {
+    auto at_least = [](const char* field, std::int64_t value, std::int64_t minimum) {
+      if (value < minimum)
+        throw error(std::string("fuse_nodes: fuse_config.") + field + ": must be at least " + detail::to_decimal(minimum) +
+                    ", got " + detail::to_decimal(value));
+    };
+    at_least("max_rounds", c.max_rounds, 0);
+    at_least("max_fusion_size", c.max_fusion_size, 1);
+    at_least("max_fusion_buffer_group_pairwise_attempts", c.max_fusion_buffer_group_pairwise_attempts, 1);
+    at_least("max_proximity", c.max_proximity, 0);
+    at_least("max_fusion_unique_io_buffers", c.max_fusion_unique_io_buffers, 0);
+    if (!(c.min_overlap_ratio >= 0.0 && c.min_overlap_ratio <= 1.0))
+      throw error("fuse_nodes: fuse_config.min_overlap_ratio: must be between 0 and 1");
+    return c;
+  }
+  /// `g`, or fusedsl::error when it is not finalized.
+  static constexpr const graph& checked_graph(const graph& g) {
+    if (!g.finalized()) throw error("fuse_nodes: graph: call finalize() before scheduling");
+    return g;
   }
 
   /// What every round does before it looks at pairs: drop the WeakDeps made redundant

@@ -134,8 +134,8 @@ class index_evaluator {
   constexpr std::int64_t expr() {
     std::int64_t v = term();
     while (ok_ && p_ < s_.size()) {
-      if (eat('+')) v += term();
-      else if (eat('-')) v -= term();
+      if (eat('+')) v = add(v, term());
+      else if (eat('-')) v = add(v, negate(term()));
       else break;
     }
     return v;
@@ -145,9 +145,9 @@ class index_evaluator {
     while (ok_ && p_ < s_.size()) {
       if (peek2('/', '/')) { p_ += 2; v = checked_div(v, power()); }
       else if (peek2('*', '*')) break;
-      else if (eat('*')) v *= power();
+      else if (eat('*')) v = mul(v, power());
       else if (eat('/')) v = checked_div(v, power());
-      else if (eat('%')) { std::int64_t d = power(); if (d == 0) { ok_ = false; return 0; } v = floor_mod(v, d); }
+      else if (eat('%')) { std::int64_t d = power(); if (d == 0 || (d == -1 && v == min_)) { ok_ = false; return 0; } v = floor_mod(v, d); }
       else break;
     }
     return v;
@@ -159,18 +159,35 @@ class index_evaluator {
       std::int64_t e = unary();
       if (e < 0 || e > 62) { ok_ = false; return 0; }
       std::int64_t r = 1;
-      for (std::int64_t i = 0; i < e; ++i) r *= b;
+      for (std::int64_t i = 0; i < e; ++i) r = mul(r, b);
       return r;
     }
     return b;
   }
   constexpr std::int64_t unary() {
-    if (eat('-')) return -unary();
+    if (eat('-')) return negate(unary());
     if (eat('+')) return unary();
     return primary();
   }
+  // Arithmetic that marks the formula unevaluable instead of overflowing (malformed dumps
+  // can hold any numbers; found by the loader fuzzer under UBSan).
+  static constexpr std::int64_t max_ = 0x7fffffffffffffff, min_ = -max_ - 1;
+  constexpr std::int64_t add(std::int64_t a, std::int64_t b) {
+    if ((b > 0 && a > max_ - b) || (b < 0 && a < min_ - b)) { ok_ = false; return 0; }
+    return a + b;
+  }
+  constexpr std::int64_t negate(std::int64_t a) {
+    if (a == min_) { ok_ = false; return 0; }
+    return -a;
+  }
+  constexpr std::int64_t mul(std::int64_t a, std::int64_t b) {
+    if (a == 0 || b == 0) return 0;
+    bool overflow = a > 0 ? (b > 0 ? a > max_ / b : b < min_ / a) : (b > 0 ? a < min_ / b : a < max_ / b);
+    if (overflow) { ok_ = false; return 0; }
+    return a * b;
+  }
   constexpr std::int64_t checked_div(std::int64_t a, std::int64_t b) {
-    if (b == 0) { ok_ = false; return 0; }
+    if (b == 0 || (b == -1 && a == min_)) { ok_ = false; return 0; }
     return floor_div(a, b);
   }
   constexpr std::int64_t primary() {
@@ -178,7 +195,7 @@ class index_evaluator {
     char c = s_[p_];
     if (is_digit(c)) {
       std::int64_t v = 0;
-      while (p_ < s_.size() && is_digit(s_[p_])) v = v * 10 + (s_[p_++] - '0');
+      while (p_ < s_.size() && is_digit(s_[p_])) v = add(mul(v, 10), s_[p_++] - '0');
       return v;
     }
     if (eat('(')) {
@@ -214,11 +231,11 @@ class index_evaluator {
     if ((fn == "FloorDiv" || fn == "CleanDiv" || fn == "IntTrueDiv") && n == 2) return checked_div(args[0], args[1]);
     if (fn == "ModularIndexing" && n == 3) {
       std::int64_t q = checked_div(args[0], args[1]);
-      if (args[2] == 0) { ok_ = false; return 0; }
+      if (args[2] == 0 || (args[2] == -1 && q == min_)) { ok_ = false; return 0; }
       return floor_mod(q, args[2]);
     }
     if ((fn == "Mod" || fn == "PythonMod") && n == 2) {
-      if (args[1] == 0) { ok_ = false; return 0; }
+      if (args[1] == 0 || (args[1] == -1 && args[0] == min_)) { ok_ = false; return 0; }
       return floor_mod(args[0], args[1]);
     }
     if ((fn == "Min" || fn == "Max") && n >= 1) {
@@ -226,7 +243,7 @@ class index_evaluator {
       for (auto a : args) r = (fn == "Min") ? (a < r ? a : r) : (a > r ? a : r);
       return r;
     }
-    if (fn == "Abs" && n == 1) return args[0] < 0 ? -args[0] : args[0];
+    if (fn == "Abs" && n == 1) return args[0] < 0 ? negate(args[0]) : args[0];
     if (fn == "Identity" && n == 1) return args[0];
     ok_ = false;
     return 0;
@@ -263,7 +280,12 @@ constexpr index_info analyse_index(std::string_view canon, std::size_t nvars) {
     vals.assign(nvars, 0);
     vals[i] = 1;
     index_evaluator e(canon, vals);
-    r.strides[i] = e.run() - base;
+    // Modular differences (defined in C++20): huge formulas from malformed dumps must not overflow.
+    r.strides[i] = static_cast<std::int64_t>(static_cast<std::uint64_t>(e.run()) - static_cast<std::uint64_t>(base));
+    if (!e.ok()) {
+      r.evaluable = false;
+      return r;
+    }
   }
   // Affine: only + - * on integers and variables, and no product of two variables
   // (checked numerically: the value at d_i + d_j is the sum of the two strides).
@@ -280,7 +302,9 @@ constexpr index_info analyse_index(std::string_view canon, std::size_t nvars) {
         vals[i] += 1;
         vals[j] += 1;
         index_evaluator e(canon, vals);
-        if (e.run() != base + r.strides[i] + r.strides[j]) plain = false;
+        const std::uint64_t expected = static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(r.strides[i]) +
+                                       static_cast<std::uint64_t>(r.strides[j]);
+        if (static_cast<std::uint64_t>(e.run()) != expected || !e.ok()) plain = false;
       }
   }
   r.affine = plain;
