@@ -117,6 +117,7 @@ struct program_info {
   std::array<slot_info, slot_base<D>[node_count<D>] + 1> slots{};
   std::array<node_info, node_count<D>> nodes{};
   int smallest_bytes = 16, largest_state = 1;
+  bool any_reduction = false;
 };
 template <class D, int... J>
 constexpr program_info<D> make_program_info(std::integer_sequence<int, J...>) {
@@ -130,6 +131,7 @@ constexpr program_info<D> make_program_info(std::integer_sequence<int, J...>) {
   for (const node_info& n : info.nodes) {
     info.smallest_bytes = std::min({info.smallest_bytes, n.value_bytes, n.target_bytes});
     info.largest_state = std::max(info.largest_state, n.state_bytes);
+    info.any_reduction = info.any_reduction || n.reduction;
   }
   return info;
 }
@@ -328,6 +330,9 @@ struct launcher {
       const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((vectors + threads - 1) / threads, std::int64_t{sms} * 64));
       launch_pointwise(objects, a, vectorized, wide, blocks, threads, stream);
       check_launch(name(k), node_names);
+    } else if constexpr (!info.any_reduction) {
+      // No reduction, so no group of another class: their kernels are not instantiated (compile time).
+      throw error("fusedsl: internal: a program without reductions planned a reduction kernel");
     } else if (k == kernel_class::rows) {
       constexpr int V = vector_width<D>;
       const bool vectorized = V > 1 && a.space.reduced_rank > 0 && a.space.reduced[a.space.reduced_rank - 1] % V == 0 &&
