@@ -71,7 +71,8 @@ fx::tensor<float> random(fx::shape sizes, unsigned seed, float lo = -2, float hi
 double difference(const fx::tensor<float>& a, const fx::tensor<float>& b) {
   double worst = 0;
   for (std::int64_t i = 0; i < a.numel(); ++i)
-    worst = std::max(worst, std::fabs(double(a.data()[i]) - b.data()[i]) / std::max(1.0, std::fabs(double(b.data()[i]))));
+    worst =
+        std::max(worst, std::fabs(double(a.data()[i]) - b.data()[i]) / std::max(1.0, std::fabs(double(b.data()[i]))));
   return worst;
 }
 
@@ -135,7 +136,8 @@ int main(int argc, char** argv) {
     auto fused = [&] { prog.run(fx::cpu, pa(a), pb(b), pc(c), py(y1)); };
     auto unfused = [&] { prog.run(fx::cpu_unfused, pa(a), pb(b), pc(c), py(y2)); };
     auto eigen = [&] {
-      Vector(y3.data(), flat).device(device) = Vector(a.data(), flat).exp() * Vector(b.data(), flat) + Vector(c.data(), flat);
+      Vector(y3.data(), flat).device(device) =
+          Vector(a.data(), flat).exp() * Vector(b.data(), flat) + Vector(c.data(), flat);
     };
     auto hand = [&] {
 #pragma omp parallel for schedule(static)
@@ -194,8 +196,9 @@ int main(int argc, char** argv) {
     auto w = random({cols}, 6), b = random({cols}, 7);
     constexpr fx::in<"w", float, 1> pw;
     constexpr fx::in<"b", float, 1> pb;
-    constexpr auto prog = fx::program{
-        py = (px - fx::mean(px, fx::axis<1>)) * fx::rsqrt(fx::var(px, fx::axis<1>, fx::correction{0}) + 1e-5f) * pw + pb};
+    constexpr auto prog = fx::program{py = (px - fx::mean(px, fx::axis<1>)) *
+                                               fx::rsqrt(fx::var(px, fx::axis<1>, fx::correction{0}) + 1e-5f) * pw +
+                                           pb};
     auto fused = [&] { prog.run(fx::cpu, px(x), pw(w), pb(b), py(y1)); };
     auto unfused = [&] { prog.run(fx::cpu_unfused, px(x), pw(w), pb(b), py(y2)); };
     auto eigen = [&] {
@@ -205,8 +208,9 @@ int main(int argc, char** argv) {
       M.device(device) = X.mean(along_rows);
       Y.device(device) = X - M.reshape(keep).broadcast(spread);
       V.device(device) = Y.square().mean(along_rows);
-      Y.device(device) = Y * (V + 1e-5f).rsqrt().reshape(keep).broadcast(spread) * W.reshape(one_row).broadcast(all_rows) +
-                         B.reshape(one_row).broadcast(all_rows);
+      Y.device(device) =
+          Y * (V + 1e-5f).rsqrt().reshape(keep).broadcast(spread) * W.reshape(one_row).broadcast(all_rows) +
+          B.reshape(one_row).broadcast(all_rows);
     };
     auto hand = [&] {
 #pragma omp parallel for schedule(static)
@@ -240,7 +244,8 @@ int main(int argc, char** argv) {
       Vector M(row_tmp1.data(), rows), W(w.data(), cols);
       const Eigen::array<Eigen::Index, 2> one_row{1, cols}, all_rows{rows, 1};
       M.device(device) = X.square().mean(along_rows);
-      Y.device(device) = X * (M + 1e-6f).rsqrt().reshape(keep).broadcast(spread) * W.reshape(one_row).broadcast(all_rows);
+      Y.device(device) =
+          X * (M + 1e-6f).rsqrt().reshape(keep).broadcast(spread) * W.reshape(one_row).broadcast(all_rows);
     };
     auto hand = [&] {
 #pragma omp parallel for schedule(static)
@@ -293,17 +298,18 @@ int main(int argc, char** argv) {
     constexpr fx::out<"t", float, 0> pt;
     fx::tensor<float> r1({rows}), r2({rows}), r3({rows}), r4({rows});
     constexpr auto row_sum = fx::program{ps = fx::sum(px, fx::axis<1>, fx::drop_axes)};
-    bench("row sum  8192x1024", 1.0 * rows * cols * 4, [&] { row_sum.run(fx::cpu, px(x), ps(r1)); },
-          [&] { row_sum.run(fx::cpu_unfused, px(x), ps(r2)); },
-          [&] { Vector(r3.data(), rows).device(device) = Matrix(x.data(), rows, cols).sum(along_rows); },
-          [&] {
+    bench(
+        "row sum  8192x1024", 1.0 * rows * cols * 4, [&] { row_sum.run(fx::cpu, px(x), ps(r1)); },
+        [&] { row_sum.run(fx::cpu_unfused, px(x), ps(r2)); },
+        [&] { Vector(r3.data(), rows).device(device) = Matrix(x.data(), rows, cols).sum(along_rows); },
+        [&] {
 #pragma omp parallel for schedule(static)
-            for (std::int64_t r = 0; r < rows; ++r) {
-              float s = 0;
-              for (std::int64_t c = 0; c < cols; ++c) s += x.data()[r * cols + c];
-              r4.data()[r] = s;
-            }
-          });
+          for (std::int64_t r = 0; r < rows; ++r) {
+            float s = 0;
+            for (std::int64_t c = 0; c < cols; ++c) s += x.data()[r * cols + c];
+            r4.data()[r] = s;
+          }
+        });
     for (std::int64_t r = 0; r < rows; ++r) {  // reference in double
       double s = 0;
       for (std::int64_t c = 0; c < cols; ++c) s += x.data()[r * cols + c];
@@ -314,27 +320,28 @@ int main(int argc, char** argv) {
 
     fx::tensor<float> c1({cols}), c2({cols}), c3({cols}), c4({cols});
     constexpr auto col_sum = fx::program{ps = fx::sum(px, fx::axis<0>, fx::drop_axes)};
-    bench("column sum  8192x1024", 1.0 * rows * cols * 4, [&] { col_sum.run(fx::cpu, px(x), ps(c1)); },
-          [&] { col_sum.run(fx::cpu_unfused, px(x), ps(c2)); },
-          [&] {
-            Vector(c3.data(), cols).device(device) = Matrix(x.data(), rows, cols).sum(Eigen::array<Eigen::Index, 1>{0});
-          },
-          [&] {  // rows added into per-thread column vectors, then combined
-            const int n_threads = omp_get_max_threads();
-            std::vector<float> part(static_cast<std::size_t>(n_threads * cols), 0.0f);
+    bench(
+        "column sum  8192x1024", 1.0 * rows * cols * 4, [&] { col_sum.run(fx::cpu, px(x), ps(c1)); },
+        [&] { col_sum.run(fx::cpu_unfused, px(x), ps(c2)); },
+        [&] {
+          Vector(c3.data(), cols).device(device) = Matrix(x.data(), rows, cols).sum(Eigen::array<Eigen::Index, 1>{0});
+        },
+        [&] {  // rows added into per-thread column vectors, then combined
+          const int n_threads = omp_get_max_threads();
+          std::vector<float> part(static_cast<std::size_t>(n_threads * cols), 0.0f);
 #pragma omp parallel
-            {
-              float* mine = part.data() + omp_get_thread_num() * cols;
+          {
+            float* mine = part.data() + omp_get_thread_num() * cols;
 #pragma omp for schedule(static)
-              for (std::int64_t r = 0; r < rows; ++r)
-                for (std::int64_t c = 0; c < cols; ++c) mine[c] += x.data()[r * cols + c];
-            }
-            for (std::int64_t c = 0; c < cols; ++c) {
-              float s = 0;
-              for (int k = 0; k < n_threads; ++k) s += part[static_cast<std::size_t>(k * cols + c)];
-              c4.data()[c] = s;
-            }
-          });
+            for (std::int64_t r = 0; r < rows; ++r)
+              for (std::int64_t c = 0; c < cols; ++c) mine[c] += x.data()[r * cols + c];
+          }
+          for (std::int64_t c = 0; c < cols; ++c) {
+            float s = 0;
+            for (int k = 0; k < n_threads; ++k) s += part[static_cast<std::size_t>(k * cols + c)];
+            c4.data()[c] = s;
+          }
+        });
     for (std::int64_t c = 0; c < cols; ++c) {  // reference in double
       double s = 0;
       for (std::int64_t r = 0; r < rows; ++r) s += x.data()[r * cols + c];
@@ -348,15 +355,16 @@ int main(int argc, char** argv) {
     fx::tensor<float> t1(fx::shape{}), t2(fx::shape{}), t3(fx::shape{}), t4(fx::shape{});
     constexpr fx::in<"v", float, 1> pv;
     constexpr auto full_sum = fx::program{pt = fx::sum(pv, fx::axes<>, fx::drop_axes)};
-    bench("full sum  2^24", 1.0 * flat * 4, [&] { full_sum.run(fx::cpu, pv(big), pt(t1)); },
-          [&] { full_sum.run(fx::cpu_unfused, pv(big), pt(t2)); },
-          [&] { Scalar0(t3.data()).device(device) = Vector(big.data(), flat).sum(); },
-          [&] {
-            float s = 0;
+    bench(
+        "full sum  2^24", 1.0 * flat * 4, [&] { full_sum.run(fx::cpu, pv(big), pt(t1)); },
+        [&] { full_sum.run(fx::cpu_unfused, pv(big), pt(t2)); },
+        [&] { Scalar0(t3.data()).device(device) = Vector(big.data(), flat).sum(); },
+        [&] {
+          float s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s)
-            for (std::int64_t i = 0; i < flat; ++i) s += big.data()[i];
-            t4.data()[0] = s;
-          });
+          for (std::int64_t i = 0; i < flat; ++i) s += big.data()[i];
+          t4.data()[0] = s;
+        });
     double total = 0;  // reference in double
     for (std::int64_t i = 0; i < flat; ++i) total += big.data()[i];
     t4.data()[0] = static_cast<float>(total);

@@ -40,7 +40,8 @@ template <class T>
 std::vector<double> values(const fx::tensor<T>& t) {
   const fx::tensor<T> host = t.to(fx::device::cpu);
   std::vector<double> result(static_cast<std::size_t>(host.numel()));
-  for (std::int64_t i = 0; i < host.numel(); ++i) result[static_cast<std::size_t>(i)] = static_cast<double>(host.data()[i]);
+  for (std::int64_t i = 0; i < host.numel(); ++i)
+    result[static_cast<std::size_t>(i)] = static_cast<double>(host.data()[i]);
   return result;
 }
 
@@ -92,7 +93,8 @@ int main() {
   {  // copy bandwidth: 1 GiB device to device, bytes read + written
     const std::int64_t n = std::int64_t{1} << 28;
     fx::tensor<float> src = input<float>({n}, 0), dst({n}, fx::device::cuda);
-    const double ms = median_ms([&] { check(cudaMemcpyAsync(dst.data(), src.data(), n * 4, cudaMemcpyDeviceToDevice)); });
+    const double ms =
+        median_ms([&] { check(cudaMemcpyAsync(dst.data(), src.data(), n * 4, cudaMemcpyDeviceToDevice)); });
     std::printf("copy %.5f %.0f\n", ms, 2.0 * n * 4);
   }
   {
@@ -104,7 +106,8 @@ int main() {
     report("pointwise_f32", ms, 4.0 * flat * 4, checksum(v), difference(v, values(ref)));
   }
   {
-    const auto da = input<fx::bfloat16>({flat}, 1), db = input<fx::bfloat16>({flat}, 2), dc = input<fx::bfloat16>({flat}, 3);
+    const auto da = input<fx::bfloat16>({flat}, 1), db = input<fx::bfloat16>({flat}, 2),
+               dc = input<fx::bfloat16>({flat}, 3);
     fx::tensor<fx::bfloat16> out({flat}, fx::device::cuda), ref({flat}, fx::device::cuda);
     pointwise_bf16.run(fx::cuda_unfused(), ha(da), hb(db), hc(dc), hy(ref));
     const double ms = median_ms([&] { pointwise_bf16.run(fx::cuda(), ha(da), hb(db), hc(dc), hy(out)); });
@@ -162,7 +165,8 @@ int main() {
     report("full_sum", ms, 4.0 * n, checksum(val), difference(val, values(rr)));
   }
   {
-    fx::tensor<float> q({rows, cols}, fx::device::cuda), r({rows}, fx::device::cuda), rq({rows, cols}, fx::device::cuda), rr({rows}, fx::device::cuda);
+    fx::tensor<float> q({rows, cols}, fx::device::cuda), r({rows}, fx::device::cuda),
+        rq({rows, cols}, fx::device::cuda), rr({rows}, fx::device::cuda);
     horizontal.run(fx::cuda_unfused(), x(dx), p2(ref), q2(rq), s(rr));
     const double ms = median_ms([&] { horizontal.run(fx::cuda(), x(dx), p2(out), q2(q), s(r)); });
     const auto vp = values(out), vq = values(q), vs = values(r);

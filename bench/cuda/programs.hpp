@@ -29,7 +29,8 @@ inline constexpr fx::in<"w", float, 1> w;
 inline constexpr fx::in<"bias", float, 1> bias;
 inline constexpr fx::out<"y", float, 2> y2;
 /// Softmax over the rows.
-inline constexpr fx::program softmax{y2 = fx::exp(x - fx::max(x, fx::axis<1>)) / fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+inline constexpr fx::program softmax{y2 = fx::exp(x - fx::max(x, fx::axis<1>)) /
+                                          fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
 /// Layer normalization with weight and bias.
 inline constexpr fx::program layernorm{
     y2 = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f) * w + bias};
@@ -60,6 +61,7 @@ inline constexpr fx::inout<"m", float, 1> m;
 inline constexpr fx::inout<"v", float, 1> vv;
 inline constexpr fx::param<"lr", float> lr;
 /// Adam's in-place update (moments, then the parameter).
-inline constexpr fx::program adam{m = 0.9f * m + 0.1f * g, vv = 0.999f * vv + 0.001f * g * g, p -= lr * m / (fx::sqrt(vv) + 1e-8f)};
+inline constexpr fx::program adam{m = 0.9f * m + 0.1f * g, vv = 0.999f * vv + 0.001f * g * g,
+                                  p -= lr * m / (fx::sqrt(vv) + 1e-8f)};
 
 }  // namespace bench_cuda

@@ -88,7 +88,9 @@ int main(int argc, char** argv) {
     std::printf("part %d/%d: bit patterns 0x%llx to 0x%llx\n", k, n, static_cast<unsigned long long>(first),
                 static_cast<unsigned long long>(last - 1));
   }
-  std::printf("| function | max error (ulp) | at x | results not correctly rounded | inputs | bits differ from std |\n|---|---|---|---|---|---|\n");
+  std::printf(
+      "| function | max error (ulp) | at x | results not correctly rounded | inputs | bits differ from std "
+      "|\n|---|---|---|---|---|---|\n");
   for (const fn& F : kFns) {
     bool wanted = argc == 1;
     for (int i = 1; i < argc; ++i) wanted = wanted || std::strcmp(argv[i], F.name) == 0;
@@ -111,11 +113,17 @@ int main(int argc, char** argv) {
         if (F.same_as) d += __builtin_bit_cast(std::uint32_t, y) != __builtin_bit_cast(std::uint32_t, F.same_as(x));
         ++c;
         if (e > 0.5) ++ah;
-        if (e > w) { w = e; wx = x; }
+        if (e > w) {
+          w = e;
+          wx = x;
+        }
       }
 #pragma omp critical
       {
-        if (w > worst) { worst = w; worst_x = wx; }
+        if (w > worst) {
+          worst = w;
+          worst_x = wx;
+        }
         above_half += ah;
         count += c;
         differ += d;

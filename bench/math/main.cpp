@@ -39,19 +39,20 @@ namespace {
 
 // One function per loop and type, each on its own source line, so that the
 // vectorizer's report (-fopt-info-vec-optimized) names every loop by line.
-#define BENCH_LOOP(NAME, T, EXPR)                                                                \
-  __attribute__((noinline)) void NAME##_##T(const T* __restrict a, T* __restrict y, std::int64_t n, \
-                                            int threads) {                                         \
-    _Pragma("omp parallel for num_threads(threads) schedule(static)")                             \
-    for (std::int64_t i = 0; i < n; ++i) {                                                         \
-      const T x = a[i];                                                                            \
-      y[i] = EXPR;                                                                                 \
-    }                                                                                              \
+#define BENCH_LOOP(NAME, T, EXPR)                                                                                  \
+  __attribute__((noinline)) void NAME##_##T(const T* __restrict a, T* __restrict y, std::int64_t n, int threads) { \
+    _Pragma("omp parallel for num_threads(threads) schedule(static)") for (std::int64_t i = 0; i < n; ++i) {       \
+      const T x = a[i];                                                                                            \
+      y[i] = EXPR;                                                                                                 \
+    }                                                                                                              \
   }
 
-template <class T> constexpr T kRsqrt2 = T(0.70710678118654752440);
-template <class T> constexpr T kGeluC = T(0.79788456080286535588);
-template <class T> constexpr T kGeluA = T(0.044715);
+template <class T>
+constexpr T kRsqrt2 = T(0.70710678118654752440);
+template <class T>
+constexpr T kGeluC = T(0.79788456080286535588);
+template <class T>
+constexpr T kGeluA = T(0.044715);
 
 BENCH_LOOP(std_exp, float, std::exp(x))
 BENCH_LOOP(std_exp, double, std::exp(x))
@@ -89,8 +90,10 @@ BENCH_LOOP(std_gelu_erf, float, float(0.5) * x * (float(1) + std::erf(x * kRsqrt
 BENCH_LOOP(std_gelu_erf, double, double(0.5) * x * (double(1) + std::erf(x * kRsqrt2<double>)))
 BENCH_LOOP(fsl_gelu_erf, float, fm::gelu_erf(x))
 BENCH_LOOP(fsl_gelu_erf, double, fm::gelu_erf(x))
-BENCH_LOOP(std_gelu_tanh, float, float(0.5) * x * (float(1) + std::tanh(kGeluC<float> * (x + kGeluA<float> * x * x * x))))
-BENCH_LOOP(std_gelu_tanh, double, double(0.5) * x * (double(1) + std::tanh(kGeluC<double> * (x + kGeluA<double> * x * x * x))))
+BENCH_LOOP(std_gelu_tanh, float,
+           float(0.5) * x * (float(1) + std::tanh(kGeluC<float> * (x + kGeluA<float> * x * x * x))))
+BENCH_LOOP(std_gelu_tanh, double,
+           double(0.5) * x * (double(1) + std::tanh(kGeluC<double> * (x + kGeluA<double> * x * x * x))))
 BENCH_LOOP(fsl_gelu_tanh, float, fm::gelu_tanh(x))
 BENCH_LOOP(fsl_gelu_tanh, double, fm::gelu_tanh(x))
 BENCH_LOOP(std_sin, float, std::sin(x))
@@ -113,38 +116,45 @@ BENCH_LOOP(fsl_rsqrt, double, fm::rsqrt(x))
 // Adam's update of p, m, v from g (float), with std::sqrt or vector_math::sqrt
 // (what math::sqrt is with AVX2 or newer): the sqrt decides whether the whole
 // loop vectorizes.
-#define ADAM_LOOP(NAME, SQRT)                                                                              \
-  __attribute__((noinline)) void NAME(float* __restrict p, float* __restrict m, float* __restrict v,       \
-                                      const float* __restrict g, std::int64_t n, float step, float bias2,  \
-                                      int threads) {                                                       \
-    _Pragma("omp parallel for num_threads(threads) schedule(static)")                                     \
-    for (std::int64_t i = 0; i < n; ++i) {                                                                 \
-      const float mi = 0.9f * m[i] + 0.1f * g[i];                                                          \
-      const float vi = 0.999f * v[i] + 0.001f * g[i] * g[i];                                               \
-      m[i] = mi;                                                                                           \
-      v[i] = vi;                                                                                           \
-      p[i] -= step * mi / (SQRT(vi * bias2) + 1e-8f);                                                      \
-    }                                                                                                      \
+#define ADAM_LOOP(NAME, SQRT)                                                                                \
+  __attribute__((noinline)) void NAME(float* __restrict p, float* __restrict m, float* __restrict v,         \
+                                      const float* __restrict g, std::int64_t n, float step, float bias2,    \
+                                      int threads) {                                                         \
+    _Pragma("omp parallel for num_threads(threads) schedule(static)") for (std::int64_t i = 0; i < n; ++i) { \
+      const float mi = 0.9f * m[i] + 0.1f * g[i];                                                            \
+      const float vi = 0.999f * v[i] + 0.001f * g[i] * g[i];                                                 \
+      m[i] = mi;                                                                                             \
+      v[i] = vi;                                                                                             \
+      p[i] -= step * mi / (SQRT(vi * bias2) + 1e-8f);                                                        \
+    }                                                                                                        \
   }
 ADAM_LOOP(std_adam, std::sqrt)
 ADAM_LOOP(fsl_adam, fusedsl::vector_math::sqrt)
 
 // The fused loop of the issue: y = exp(a) * b + c.
-#define EXP_FMA_LOOP(NAME, T, EXP)                                                                           \
-  __attribute__((noinline)) void NAME##_##T(const T* __restrict a, const T* __restrict b, const T* __restrict c, \
-                                            T* __restrict y, std::int64_t n, int threads) {                 \
-    _Pragma("omp parallel for num_threads(threads) schedule(static)")                                       \
-    for (std::int64_t i = 0; i < n; ++i) y[i] = EXP(a[i]) * b[i] + c[i];                                     \
+#define EXP_FMA_LOOP(NAME, T, EXP)                                                                                \
+  __attribute__((noinline)) void NAME##_##T(const T* __restrict a, const T* __restrict b, const T* __restrict c,  \
+                                            T* __restrict y, std::int64_t n, int threads) {                       \
+    _Pragma("omp parallel for num_threads(threads) schedule(static)") for (std::int64_t i = 0; i < n; ++i) y[i] = \
+        EXP(a[i]) * b[i] + c[i];                                                                                  \
   }
 EXP_FMA_LOOP(std_exp_fma, float, std::exp)
 EXP_FMA_LOOP(fsl_exp_fma, float, fm::exp)
 EXP_FMA_LOOP(std_exp_fma, double, std::exp)
 EXP_FMA_LOOP(fsl_exp_fma, double, fm::exp)
 
-void std_exp_fma(const float* a, const float* b, const float* c, float* y, std::int64_t n, int t) { std_exp_fma_float(a, b, c, y, n, t); }
-void fsl_exp_fma(const float* a, const float* b, const float* c, float* y, std::int64_t n, int t) { fsl_exp_fma_float(a, b, c, y, n, t); }
-void std_exp_fma(const double* a, const double* b, const double* c, double* y, std::int64_t n, int t) { std_exp_fma_double(a, b, c, y, n, t); }
-void fsl_exp_fma(const double* a, const double* b, const double* c, double* y, std::int64_t n, int t) { fsl_exp_fma_double(a, b, c, y, n, t); }
+void std_exp_fma(const float* a, const float* b, const float* c, float* y, std::int64_t n, int t) {
+  std_exp_fma_float(a, b, c, y, n, t);
+}
+void fsl_exp_fma(const float* a, const float* b, const float* c, float* y, std::int64_t n, int t) {
+  fsl_exp_fma_float(a, b, c, y, n, t);
+}
+void std_exp_fma(const double* a, const double* b, const double* c, double* y, std::int64_t n, int t) {
+  std_exp_fma_double(a, b, c, y, n, t);
+}
+void fsl_exp_fma(const double* a, const double* b, const double* c, double* y, std::int64_t n, int t) {
+  fsl_exp_fma_double(a, b, c, y, n, t);
+}
 
 /// BENCH_MATH_CLOCK=thread: the CPU time of the calling thread instead of
 /// wall time. On a shared machine the 1-thread columns then measure the work
@@ -213,15 +223,22 @@ ld ref_gelu_tanh(ld x, bool single) {
 }
 
 #define OP(NAME, LO, HI, REF) \
-  {#NAME, LO, HI, std_##NAME##_float, fsl_##NAME##_float, std_##NAME##_double, fsl_##NAME##_double, REF}
+  { #NAME, LO, HI, std_##NAME##_float, fsl_##NAME##_float, std_##NAME##_double, fsl_##NAME##_double, REF }
 const op kOps[] = {
-    OP(exp, -80, 80, [](ld x, bool) { return std::exp(x); }),     OP(expm1, -10, 10, [](ld x, bool) { return std::expm1(x); }),
-    OP(log, 1e-3, 1e3, [](ld x, bool) { return std::log(x); }),    OP(log1p, -0.9, 1e3, [](ld x, bool) { return std::log1p(x); }),
-    OP(tanh, -10, 10, [](ld x, bool) { return std::tanh(x); }),   OP(sigmoid, -20, 20, ref_sigmoid),
-    OP(silu, -20, 20, ref_silu),                            OP(erf, -4, 4, [](ld x, bool) { return std::erf(x); }),
-    OP(gelu_erf, -6, 6, ref_gelu_erf),                      OP(gelu_tanh, -6, 6, ref_gelu_tanh),
-    OP(sin, -100, 100, [](ld x, bool) { return std::sin(x); }),   OP(cos, -100, 100, [](ld x, bool) { return std::cos(x); }),
-    OP(sqrt, 0, 1e4, [](ld x, bool) { return std::sqrt(x); }),    OP(rsqrt, 1e-4, 1e4, [](ld x, bool) { return 1 / std::sqrt(x); }),
+    OP(exp, -80, 80, [](ld x, bool) { return std::exp(x); }),
+    OP(expm1, -10, 10, [](ld x, bool) { return std::expm1(x); }),
+    OP(log, 1e-3, 1e3, [](ld x, bool) { return std::log(x); }),
+    OP(log1p, -0.9, 1e3, [](ld x, bool) { return std::log1p(x); }),
+    OP(tanh, -10, 10, [](ld x, bool) { return std::tanh(x); }),
+    OP(sigmoid, -20, 20, ref_sigmoid),
+    OP(silu, -20, 20, ref_silu),
+    OP(erf, -4, 4, [](ld x, bool) { return std::erf(x); }),
+    OP(gelu_erf, -6, 6, ref_gelu_erf),
+    OP(gelu_tanh, -6, 6, ref_gelu_tanh),
+    OP(sin, -100, 100, [](ld x, bool) { return std::sin(x); }),
+    OP(cos, -100, 100, [](ld x, bool) { return std::cos(x); }),
+    OP(sqrt, 0, 1e4, [](ld x, bool) { return std::sqrt(x); }),
+    OP(rsqrt, 1e-4, 1e4, [](ld x, bool) { return 1 / std::sqrt(x); }),
 };
 
 /// Max error in ulps of T against the long double reference, over every 16th element.
@@ -244,9 +261,12 @@ double max_ulp_error(const std::vector<T>& a, const std::vector<T>& y, ld (*ref)
 }
 
 template <class T>
-void function_table(std::int64_t n, int repeats, int threads_all, unsigned& seed, const std::vector<std::string>& only) {
-  std::printf("\n| %s | std 1 thread | fusedsl 1 thread | speed-up | std %d threads | fusedsl %d threads | speed-up | std max err (ulp) | fusedsl max err (ulp) |\n",
-              sizeof(T) == 4 ? "float" : "double", threads_all, threads_all);
+void function_table(std::int64_t n, int repeats, int threads_all, unsigned& seed,
+                    const std::vector<std::string>& only) {
+  std::printf(
+      "\n| %s | std 1 thread | fusedsl 1 thread | speed-up | std %d threads | fusedsl %d threads | speed-up | std max "
+      "err (ulp) | fusedsl max err (ulp) |\n",
+      sizeof(T) == 4 ? "float" : "double", threads_all, threads_all);
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const op& o : kOps) {
     if (!only.empty() && std::find(only.begin(), only.end(), o.name) == only.end()) continue;
@@ -266,8 +286,8 @@ void function_table(std::int64_t n, int repeats, int threads_all, unsigned& seed
     const double fn = median_ms(repeats, [&] { ff(threads_all); });
     const double es = max_ulp_error(a, ys, o.ref), ef = max_ulp_error(a, yf, o.ref);
     auto rate = [&](double ms) { return static_cast<double>(n) / (ms * 1e6); };  // elements per ns
-    std::printf("| %s [%g, %g] | %.3f | %.3f | %.1fx | %.3f | %.3f | %.1fx | %.3g | %.3g |\n", o.name, o.lo, o.hi, rate(s1), rate(f1),
-                s1 / f1, rate(sn), rate(fn), sn / fn, es, ef);
+    std::printf("| %s [%g, %g] | %.3f | %.3f | %.1fx | %.3f | %.3f | %.1fx | %.3g | %.3g |\n", o.name, o.lo, o.hi,
+                rate(s1), rate(f1), s1 / f1, rate(sn), rate(fn), sn / fn, es, ef);
     std::fflush(stdout);
   }
 }
@@ -285,7 +305,8 @@ void exp_fma_table(std::int64_t n, int repeats, int threads_all, unsigned& seed)
     // cancellation in + c (an error of 1 ulp of exp(a) b is allowed).
     std::int64_t bad = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
-      const double tol = 2.0 * std::numeric_limits<T>::epsilon() * (std::fabs(double(ys[i] - c[i])) + std::fabs(double(c[i])));
+      const double tol =
+          2.0 * std::numeric_limits<T>::epsilon() * (std::fabs(double(ys[i] - c[i])) + std::fabs(double(c[i])));
       if (!(std::fabs(double(ys[i]) - double(yf[i])) <= tol)) ++bad;
     }
     std::printf("| %s | %d | %.2f | %.2f | %.1fx | %.3f | %.3f | %s |\n", sizeof(T) == 4 ? "float" : "double", th, s, f,
@@ -308,17 +329,21 @@ void adam_table(std::int64_t n, int repeats, int threads_all, unsigned& seed) {
   std::vector<float> ps = p0, ms = m0, vs = v0, pf = p0, mf = m0, vf = v0;
   std_adam(ps.data(), ms.data(), vs.data(), g.data(), n, step, bias2, 1);
   fsl_adam(pf.data(), mf.data(), vf.data(), g.data(), n, step, bias2, 1);
-  const auto near = [](float a, float b, float scale) { return std::fabs(a - b) <= 4 * std::numeric_limits<float>::epsilon() * scale; };
+  const auto near = [](float a, float b, float scale) {
+    return std::fabs(a - b) <= 4 * std::numeric_limits<float>::epsilon() * scale;
+  };
   std::int64_t bad = 0;
   for (std::size_t i = 0; i < g.size(); ++i)
     bad += !(near(ps[i], pf[i], std::fabs(ps[i] - p0[i]) + std::fabs(ps[i])) && near(ms[i], mf[i], std::fabs(ms[i])) &&
              near(vs[i], vf[i], std::fabs(vs[i])));
   for (int th : {1, threads_all}) {
-    const double s = median_ms(repeats, [&] { std_adam(ps.data(), ms.data(), vs.data(), g.data(), n, step, bias2, th); });
-    const double f = median_ms(repeats, [&] { fsl_adam(pf.data(), mf.data(), vf.data(), g.data(), n, step, bias2, th); });
+    const double s =
+        median_ms(repeats, [&] { std_adam(ps.data(), ms.data(), vs.data(), g.data(), n, step, bias2, th); });
+    const double f =
+        median_ms(repeats, [&] { fsl_adam(pf.data(), mf.data(), vf.data(), g.data(), n, step, bias2, th); });
     const double bytes = 7.0 * 4.0 * static_cast<double>(n);  // p, m, v read and written, g read
-    std::printf("| %d | %.2f | %.2f | %.1fx | %.1f | %.1f | %s |\n", th, s, f, s / f, bytes / (s * 1e6), bytes / (f * 1e6),
-                bad == 0 ? "ok" : "MISMATCH");
+    std::printf("| %d | %.2f | %.2f | %.1fx | %.1f | %.1f | %s |\n", th, s, f, s / f, bytes / (s * 1e6),
+                bytes / (f * 1e6), bad == 0 ? "ok" : "MISMATCH");
     std::fflush(stdout);
   }
   if (bad != 0) std::printf("mismatches: %lld\n", static_cast<long long>(bad));
@@ -345,15 +370,19 @@ int main(int argc, char** argv) {
   std::printf("WARNING: compiled with -ffast-math\n");
 #endif
   std::printf("\ny[i] = exp(a[i]) * b[i] + c[i], a in [-10, 10]\n\n");
-  std::printf("| type | threads | std::exp ms | fusedsl::math::exp ms | speed-up | std elem/ns | fusedsl elem/ns | check |\n");
+  std::printf(
+      "| type | threads | std::exp ms | fusedsl::math::exp ms | speed-up | std elem/ns | fusedsl elem/ns | check |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   exp_fma_table<float>(n, repeats, threads_all, seed);
   exp_fma_table<double>(n, repeats, threads_all, seed);
-  std::printf("\nAdam's update of p, m, v from g (float): p -= lr m / (sqrt(v) + eps), std::sqrt against vector_math::sqrt\n\n");
+  std::printf(
+      "\nAdam's update of p, m, v from g (float): p -= lr m / (sqrt(v) + eps), std::sqrt against "
+      "vector_math::sqrt\n\n");
   std::printf("| threads | std::sqrt ms | vector_math::sqrt ms | speed-up | std GB/s | vector_math GB/s | check |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   adam_table(n, repeats, threads_all, seed);
-  std::printf("\nThroughput of y[i] = f(a[i]) in elements/ns (higher is better); max err: against long double, in ulps\n");
+  std::printf(
+      "\nThroughput of y[i] = f(a[i]) in elements/ns (higher is better); max err: against long double, in ulps\n");
   const std::vector<std::string> only(argv + std::min(argc, 3), argv + argc);
   function_table<float>(n, repeats, threads_all, seed, only);
   function_table<double>(n, repeats, threads_all, seed, only);

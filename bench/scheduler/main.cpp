@@ -59,9 +59,9 @@ fx::graph make_graph(int n) {
       s.kind = fx::node_kind::pointwise;
       s.numel = rows * cols;
       s.reads.push_back(full(new_chain ? nm("x", layer) : outs.back()));
-      s.reads.push_back(col_vec(nm("w", layer)));                  // layer weight: many readers
+      s.reads.push_back(col_vec(nm("w", layer)));                                          // layer weight: many readers
       if (outs.size() >= 3 && i % 3 == 0) s.reads.push_back(full(outs[outs.size() - 3]));  // branch
-      if (!last_rowvec.empty()) s.reads.push_back(row_vec(last_rowvec));  // broadcast the reduction
+      if (!last_rowvec.empty()) s.reads.push_back(row_vec(last_rowvec));                   // broadcast the reduction
       s.writes = {full(out)};
       outs.push_back(out);
     }
@@ -120,8 +120,8 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    std::printf("%8d %10zu %7zu %8d %10.3f %10.3f %12.3f\n", g.size(), p.pairs_examined, p.rounds.size(), p.group_count(),
-                median(wall), median(cpu), median(without_log));
+    std::printf("%8d %10zu %7zu %8d %10.3f %10.3f %12.3f\n", g.size(), p.pairs_examined, p.rounds.size(),
+                p.group_count(), median(wall), median(cpu), median(without_log));
   }
   return 0;
 }

@@ -115,7 +115,7 @@ inline const std::vector<fx::shape>& shapes() {
 /// expanded view. The bases live in `keep`.
 template <class T>
 std::vector<std::pair<std::string, fx::tensor_view<T>>> input_views(const fx::shape& sizes, std::uint64_t seed,
-                                                                     std::vector<fx::tensor<T>>& keep) {
+                                                                    std::vector<fx::tensor<T>>& keep) {
   const std::int64_t rows = sizes[0], cols = sizes[1];
   keep.push_back(random_tensor<T>(sizes, seed));
   keep.push_back(random_tensor<T>({cols, rows}, seed + 1));
@@ -170,7 +170,9 @@ void check_row_groups() {
         constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
                                           fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
         constexpr fx::program layernorm{
-            y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + number_t<T>(1e-5f)) * w + b};
+            y = (x - fx::mean(x, fx::axis<1>)) *
+                    fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + number_t<T>(1e-5f)) * w +
+                b};
         const auto weight = random_tensor<T>({sizes[1]}, 22), bias = random_tensor<T>({sizes[1]}, 23);
         check_ways(describe("softmax", sizes, binding), reduced_tolerance<T>(), [&](way how) {
           auto out = fresh<T>(sizes);
@@ -206,7 +208,8 @@ void check_column_and_full_reductions() {
   constexpr fx::out<"s", sum_t<T>, 1> s;
   constexpr fx::out<"m", T, 1> m;
   constexpr fx::out<"t", sum_t<T>, 0> t;
-  constexpr fx::program columns{s = fx::sum(x, fx::axis<0>, fx::drop_axes), m = fx::min(x * number_t<T>(2), fx::axis<0>, fx::drop_axes)};
+  constexpr fx::program columns{s = fx::sum(x, fx::axis<0>, fx::drop_axes),
+                                m = fx::min(x * number_t<T>(2), fx::axis<0>, fx::drop_axes)};
   constexpr fx::program full{t = fx::sum(x, fx::axes<>, fx::drop_axes)};
   std::vector<fx::shape> sizes_list = shapes();
   sizes_list.push_back({2, 40000});  // a row reduction of few long rows: split into fixed chunks
@@ -238,7 +241,8 @@ void check_horizontal() {
   constexpr fx::out<"a", T, 2> a;
   constexpr fx::out<"b", T, 2> b;
   constexpr fx::out<"s", sum_t<T>, 1> s;
-  constexpr fx::program prog{a = x * number_t<T>(2), b = x + number_t<T>(1), s = fx::sum(x, fx::axis<1>, fx::drop_axes)};
+  constexpr fx::program prog{a = x * number_t<T>(2), b = x + number_t<T>(1),
+                             s = fx::sum(x, fx::axis<1>, fx::drop_axes)};
   for (const fx::shape& sizes : shapes()) {
     std::vector<fx::tensor<T>> keep;
     for (const auto& [binding, view] : input_views<T>(sizes, 41, keep))

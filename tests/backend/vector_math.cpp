@@ -8,15 +8,15 @@
 // uniform samples in each function's working range, and every value within a
 // few thousand ulps of the special points (0, +-1, thresholds of overflow,
 // underflow and of the internal branches). Special values bit-exactly.
-#include <bit>        // std::bit_cast
-#include <cmath>      // std::exp, ...
-#include <cstdint>    // std::uint32_t, std::uint64_t
-#include <cstdio>     // std::snprintf
-#include <functional> // std::function
-#include <limits>     // std::numeric_limits
-#include <random>     // std::mt19937_64
-#include <string>     // std::string
-#include <vector>     // std::vector
+#include <bit>         // std::bit_cast
+#include <cmath>       // std::exp, ...
+#include <cstdint>     // std::uint32_t, std::uint64_t
+#include <cstdio>      // std::snprintf
+#include <functional>  // std::function
+#include <limits>      // std::numeric_limits
+#include <random>      // std::mt19937_64
+#include <string>      // std::string
+#include <vector>      // std::vector
 
 #include <doctest/doctest.h>
 
@@ -28,7 +28,8 @@ namespace {
 namespace vm = fusedsl::vector_math;
 using ld = long double;
 
-template <class T> using uint_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+template <class T>
+using uint_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
 
 /// Error of y in ulps of T at the exact value ref.
 template <class T>
@@ -37,9 +38,9 @@ double ulp_error(T y, ld ref) {
   if (std::isnan(y)) return 1e300;
   // Exact results beyond the range of T round to Inf: then y must be that Inf.
   if (std::isinf(static_cast<T>(ref))) return y == static_cast<T>(ref) ? 0.0 : 1e300;
-  constexpr int digits = std::numeric_limits<T>::digits;        // 24 / 53
-  constexpr int emin = std::numeric_limits<T>::min_exponent - 1; // -126 / -1022
-  constexpr int emax = std::numeric_limits<T>::max_exponent;     // 128 / 1024
+  constexpr int digits = std::numeric_limits<T>::digits;          // 24 / 53
+  constexpr int emin = std::numeric_limits<T>::min_exponent - 1;  // -126 / -1022
+  constexpr int emax = std::numeric_limits<T>::max_exponent;      // 128 / 1024
   ld yv = y;
   if (std::isinf(y)) yv = std::copysign(std::ldexp(ld(1), emax), ld(y));
   int e = 0;
@@ -56,9 +57,9 @@ struct fn {
   const char* name;
   T (*f)(T);
   ld (*ref)(ld);
-  double bound;  // the stated max error in ulps
-  T lo, hi;      // working range for the uniform samples
-  std::vector<T> points;  // special points to sample densely around
+  double bound;                                      // the stated max error in ulps
+  T lo, hi;                                          // working range for the uniform samples
+  std::vector<T> points;                             // special points to sample densely around
   T ulp_limit = std::numeric_limits<T>::infinity();  // |x| beyond: only |y| <= 1 is checked (sin, cos)
 };
 
@@ -80,28 +81,86 @@ std::vector<fn<T>> functions() {
   const T unf = f ? T(-103.97208) : T(-745.1332191019412);
   const T nrm = f ? T(-87.33654) : T(-708.3964185322641);
   return {
-      {"exp", [](T x) { return vm::exp(x); }, [](ld x) { return std::exp(x); }, f ? 1.5 : 1.0, unf - 2, ovf + 2,
+      {"exp",
+       [](T x) { return vm::exp(x); },
+       [](ld x) { return std::exp(x); },
+       f ? 1.5 : 1.0,
+       unf - 2,
+       ovf + 2,
        {0, 1, -1, ovf, unf, nrm, T(0.34657359), T(-0.34657359)}},
-      {"expm1", [](T x) { return vm::expm1(x); }, [](ld x) { return std::expm1(x); }, f ? 1.0 : 2.5, f ? T(-20) : T(-40), ovf + 2,
+      {"expm1",
+       [](T x) { return vm::expm1(x); },
+       [](ld x) { return std::expm1(x); },
+       f ? 1.0 : 2.5,
+       f ? T(-20) : T(-40),
+       ovf + 2,
        {0, 1, -1, ovf, T(0.34657359), T(-0.34657359), T(0.6931472), T(-0.6931472), f ? T(0x1p-26) : T(0x1p-55)}},
-      {"log", [](T x) { return vm::log(x); }, [](ld x) { return std::log(x); }, 1, 0, 4,
+      {"log",
+       [](T x) { return vm::log(x); },
+       [](ld x) { return std::log(x); },
+       1,
+       0,
+       4,
        {0, 1, T(0.70710678), T(1.41421356), L::min(), L::denorm_min(), L::max(), 2}},
-      {"log1p", [](T x) { return vm::log1p(x); }, [](ld x) { return std::log1p(x); }, 1, -1, 4,
+      {"log1p",
+       [](T x) { return vm::log1p(x); },
+       [](ld x) { return std::log1p(x); },
+       1,
+       -1,
+       4,
        {0, -1, 1, T(-0.29289322), T(0.41421356), T(0.5), T(-0.5), f ? T(0x1p-26) : T(0x1p-55), L::max()}},
-      {"tanh", [](T x) { return vm::tanh(x); }, [](ld x) { return std::tanh(x); }, f ? 1.0 : 3.0, -12, 12,
+      {"tanh",
+       [](T x) { return vm::tanh(x); },
+       [](ld x) { return std::tanh(x); },
+       f ? 1.0 : 3.0,
+       -12,
+       12,
        {0, T(0.5), T(-0.5), f ? T(9.01) : T(19.06), f ? T(10) : T(20)}},
-      {"sigmoid", [](T x) { return vm::sigmoid(x); }, ref_sigmoid, f ? 1.0 : 2.5, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
+      {"sigmoid",
+       [](T x) { return vm::sigmoid(x); },
+       ref_sigmoid,
+       f ? 1.0 : 2.5,
+       unf - 2,
+       -nrm + 2,
+       {0, -nrm, nrm, unf, -1, 1}},
       {"silu", [](T x) { return vm::silu(x); }, ref_silu, f ? 1.0 : 3.0, unf - 2, -nrm + 2, {0, -nrm, nrm, unf, -1, 1}},
-      {"erf", [](T x) { return vm::erf(x); }, [](ld x) { return std::erf(x); }, f ? 2.0 : 1.5, -6, 6,
+      {"erf",
+       [](T x) { return vm::erf(x); },
+       [](ld x) { return std::erf(x); },
+       f ? 2.0 : 1.5,
+       -6,
+       6,
        {0, T(0.875), T(-0.875), 1, f ? T(3.92) : T(5.93)}},
-      {"gelu_erf", [](T x) { return vm::gelu_erf(x); }, ref_gelu_erf, f ? 2.5 : 6.0, f ? T(-15) : T(-40), 8,
+      {"gelu_erf",
+       [](T x) { return vm::gelu_erf(x); },
+       ref_gelu_erf,
+       f ? 2.5 : 6.0,
+       f ? T(-15) : T(-40),
+       8,
        {0, T(0.70710678), T(-0.70710678), T(-1.27279221), f ? T(-14.3) : T(-38.6)}},
-      {"gelu_tanh", [](T x) { return vm::gelu_tanh(x); }, ref_gelu_tanh<T>, f ? 1.0 : 3.0, f ? T(-15) : T(-40), 8,
+      {"gelu_tanh",
+       [](T x) { return vm::gelu_tanh(x); },
+       ref_gelu_tanh<T>,
+       f ? 1.0 : 3.0,
+       f ? T(-15) : T(-40),
+       8,
        {0, -1, 1, -5, f ? T(-10) : T(-20)}},
-      {"sin", [](T x) { return vm::sin(x); }, [](ld x) { return std::sin(x); }, f ? 1.0 : 2.0, -1e5, 1e5,
-       {0, T(0.78539816), T(1.5707963), T(3.1415927), T(1e4), T(1e5)}, T(2e8)},
-      {"cos", [](T x) { return vm::cos(x); }, [](ld x) { return std::cos(x); }, f ? 1.0 : 2.0, -1e5, 1e5,
-       {0, T(0.78539816), T(1.5707963), T(3.1415927), T(1e4), T(1e5)}, T(2e8)},
+      {"sin",
+       [](T x) { return vm::sin(x); },
+       [](ld x) { return std::sin(x); },
+       f ? 1.0 : 2.0,
+       -1e5,
+       1e5,
+       {0, T(0.78539816), T(1.5707963), T(3.1415927), T(1e4), T(1e5)},
+       T(2e8)},
+      {"cos",
+       [](T x) { return vm::cos(x); },
+       [](ld x) { return std::cos(x); },
+       f ? 1.0 : 2.0,
+       -1e5,
+       1e5,
+       {0, T(0.78539816), T(1.5707963), T(3.1415927), T(1e4), T(1e5)},
+       T(2e8)},
   };
 }
 
@@ -122,7 +181,10 @@ void measure(const fn<T>& F, T x, result<T>& r) {
     return;
   }
   const double e = ulp_error<T>(y, F.ref(static_cast<ld>(x)));
-  if (e > r.max_ulp || e != e) { r.max_ulp = e; r.worst = x; }
+  if (e > r.max_ulp || e != e) {
+    r.max_ulp = e;
+    r.worst = x;
+  }
 }
 
 template <class T>
@@ -199,8 +261,9 @@ template <class T>
 void check_special_values() {
   using L = std::numeric_limits<T>;
   const T inf = L::infinity(), nan = L::quiet_NaN();
-  const std::vector<T> xs = {T(0), -T(0), inf, -inf, nan, -nan, L::denorm_min(), -L::denorm_min(), L::min(),
-                             -L::min(), L::max(), -L::max(), T(1), T(-1), T(1000), T(-1000), T(1e30), T(-1e30)};
+  const std::vector<T> xs = {T(0),     -T(0),     inf,      -inf,      nan,  -nan,  L::denorm_min(), -L::denorm_min(),
+                             L::min(), -L::min(), L::max(), -L::max(), T(1), T(-1), T(1000),         T(-1000),
+                             T(1e30),  T(-1e30)};
   struct pair {
     const char* name;
     T (*ours)(T);
@@ -228,7 +291,8 @@ void check_special_values() {
       const T want = p.std_(x), got = p.ours(x);
       // Bit-exact where std gives NaN, +-Inf or +-0 or the input is one of them;
       // elsewhere (e.g. exp(1)) the accuracy tests apply.
-      const bool special = std::isnan(want) || std::isinf(want) || want == 0 || std::isnan(x) || std::isinf(x) || x == 0;
+      const bool special =
+          std::isnan(want) || std::isinf(want) || want == 0 || std::isnan(x) || std::isinf(x) || x == 0;
       if (!special) continue;
       char msg[160];
       std::snprintf(msg, sizeof msg, "%s<%s>(%a) = %a, std gives %a", p.name, sizeof(T) == 4 ? "float" : "double",
@@ -265,8 +329,8 @@ void check_sqrt_and_rsqrt() {
     const float x = std::bit_cast<float>(u);
     const bool s = std::bit_cast<std::uint32_t>(vm::sqrt(x)) != std::bit_cast<std::uint32_t>(std::sqrt(x));
     const float r_std = 1.0f / std::sqrt(x);
-    const float r_want = (std::isnan(r_std) || std::isinf(r_std) || r_std == 0) ? r_std
-                                                                               : static_cast<float>(1 / std::sqrt(ld(x)));
+    const float r_want =
+        (std::isnan(r_std) || std::isinf(r_std) || r_std == 0) ? r_std : static_cast<float>(1 / std::sqrt(ld(x)));
     const bool r = std::bit_cast<std::uint32_t>(vm::rsqrt(x)) != std::bit_cast<std::uint32_t>(r_want);
     if ((s || r) && sqrt_diff + rsqrt_diff == 0) first_bad = u;
     sqrt_diff += s;

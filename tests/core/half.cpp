@@ -4,15 +4,15 @@
 // and constexpr conversions.
 #include <doctest/doctest.h>
 
-#include <bit>      // std::bit_cast
-#include <cmath>    // std::fabs, std::nextafter, std::isnan
-#include <cstdint>  // std::uint16_t, std::uint32_t, std::int64_t, std::uint64_t
-#include <limits>   // std::numeric_limits
-#include <random>   // std::mt19937_64
-#include <sstream>  // std::ostringstream
-#include <string>   // std::string
+#include <bit>          // std::bit_cast
+#include <cmath>        // std::fabs, std::nextafter, std::isnan
+#include <cstdint>      // std::uint16_t, std::uint32_t, std::int64_t, std::uint64_t
+#include <limits>       // std::numeric_limits
+#include <random>       // std::mt19937_64
+#include <sstream>      // std::ostringstream
+#include <string>       // std::string
 #include <type_traits>  // std::is_same_v
-#include <vector>   // std::vector
+#include <vector>       // std::vector
 
 #include <fusedsl/core/half.hpp>  // half, bfloat16
 
@@ -44,8 +44,8 @@ std::uint16_t reference_bfloat16_bits(long double x) {
   const auto value = [&](std::uint32_t m) {
     return m == 0x7f80u ? two_to_128 : static_cast<long double>(std::bit_cast<float>(m << 16));
   };
-  const float nearest_float = magnitude > std::numeric_limits<float>::max() ? std::numeric_limits<float>::max()
-                                                                              : static_cast<float>(magnitude);
+  const float nearest_float =
+      magnitude > std::numeric_limits<float>::max() ? std::numeric_limits<float>::max() : static_cast<float>(magnitude);
   const std::uint32_t truncated = std::bit_cast<std::uint32_t>(nearest_float) >> 16;
   std::uint32_t best = truncated;
   for (const std::uint32_t m : {truncated - 1, truncated + 1}) {
@@ -102,10 +102,13 @@ std::vector<float> tie_floats() {
   const std::uint16_t top = std::is_same_v<Storage, half> ? 0x7c00u : 0x7f80u;  // +Inf
   for (std::uint32_t bits = 0; bits < top; ++bits) {
     const float low = Storage::from_bits(static_cast<std::uint16_t>(bits));
-    const double high = bits + 1 == top ? (std::is_same_v<Storage, half> ? 65536.0 : 0x1p128)
-                                        : static_cast<double>(static_cast<float>(Storage::from_bits(static_cast<std::uint16_t>(bits + 1))));
+    const double high =
+        bits + 1 == top
+            ? (std::is_same_v<Storage, half> ? 65536.0 : 0x1p128)
+            : static_cast<double>(static_cast<float>(Storage::from_bits(static_cast<std::uint16_t>(bits + 1))));
     const auto middle = static_cast<float>((low + high) / 2);  // exact: one bit more than the 16-bit format
-    for (const float v : {low, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, std::numeric_limits<float>::infinity())})
+    for (const float v :
+         {low, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, std::numeric_limits<float>::infinity())})
       for (const float s : {v, -v}) values.push_back(s);
   }
   return values;
@@ -117,21 +120,21 @@ std::vector<float> tie_floats() {
 static_assert(half(1.0f).bits == 0x3c00);
 static_assert(half(-2.0f).bits == 0xc000);
 static_assert(half(65504.0f).bits == 0x7bff);
-static_assert(half(65520.0f).bits == 0x7c00);              // halfway to 65536 rounds to even: Inf
-static_assert(half(0x1p-24f).bits == 0x0001);              // smallest subnormal
-static_assert(half(0x1p-25f).bits == 0x0000);              // halfway to it: ties to even zero
-static_assert(half(1.0f + 0x1p-11f).bits == 0x3c00);       // tie, even stays
+static_assert(half(65520.0f).bits == 0x7c00);                    // halfway to 65536 rounds to even: Inf
+static_assert(half(0x1p-24f).bits == 0x0001);                    // smallest subnormal
+static_assert(half(0x1p-25f).bits == 0x0000);                    // halfway to it: ties to even zero
+static_assert(half(1.0f + 0x1p-11f).bits == 0x3c00);             // tie, even stays
 static_assert(half(1.0f + 0x1p-10f + 0x1p-11f).bits == 0x3c02);  // tie, odd rounds up
 static_assert(static_cast<float>(half::from_bits(0x3555)) == 0x1.554p-2f);
 static_assert(static_cast<float>(half::from_bits(0x0001)) == 0x1p-24f);
 static_assert(static_cast<float>(half::from_bits(0xfbff)) == -65504.0f);
 static_assert(bfloat16(1.0f).bits == 0x3f80);
-static_assert(bfloat16(0x1.01p0f).bits == 0x3f80);         // tie, even stays
-static_assert(bfloat16(0x1.03p0f).bits == 0x3f82);         // tie, odd rounds up
+static_assert(bfloat16(0x1.01p0f).bits == 0x3f80);  // tie, even stays
+static_assert(bfloat16(0x1.03p0f).bits == 0x3f82);  // tie, odd rounds up
 static_assert(bfloat16(std::numeric_limits<float>::max()).bits == 0x7f80);
 static_assert(static_cast<float>(bfloat16::from_bits(0xc040)) == -3.0f);
-static_assert(half(3).bits == 0x4200);                     // from int
-static_assert(bfloat16(0.5).bits == 0x3f00);               // from double
+static_assert(half(3).bits == 0x4200);        // from int
+static_assert(bfloat16(0.5).bits == 0x3f00);  // from double
 // From double and 64-bit integers the value is rounded once: through float it would
 // land on a tie (1 + 2^-11, 2^24 + 2^16) and round down.
 static_assert(half(1.0 + 0x1p-11 + 0x1p-40).bits == 0x3c01);
@@ -151,7 +154,8 @@ TEST_CASE("every half bit pattern survives half -> float -> half, and matches _F
     const float f = half::from_bits(b);
     round_trip.check(bits, half(f).bits, b, is_half_nan);
     const float expected = std::bit_cast<_Float16>(b);
-    if (std::bit_cast<std::uint32_t>(f) != std::bit_cast<std::uint32_t>(expected) && !(std::isnan(f) && std::isnan(expected)))
+    if (std::bit_cast<std::uint32_t>(f) != std::bit_cast<std::uint32_t>(expected) &&
+        !(std::isnan(f) && std::isnan(expected)))
       ++widened_differently;
   }
   CHECK(round_trip.checked == 65536);
@@ -175,13 +179,40 @@ TEST_CASE("every bfloat16 bit pattern survives bfloat16 -> float -> bfloat16") {
 
 TEST_CASE("float -> half rounds as g++'s _Float16 does") {
   const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> boundaries = {
-      0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
-      std::numeric_limits<float>::signaling_NaN(), std::numeric_limits<float>::max(), std::numeric_limits<float>::min(),
-      std::numeric_limits<float>::denorm_min(), 65504.0f, 65505.0f, 65519.0f, std::nextafter(65520.0f, 0.0f), 65520.0f,
-      std::nextafter(65520.0f, inf), 65536.0f, 1e10f, 0x1p-24f, 0x1p-25f, std::nextafter(0x1p-25f, 0.0f),
-      std::nextafter(0x1p-25f, 1.0f), 0x1.8p-25f, 0x1.8p-24f, 0x1p-14f, std::nextafter(0x1p-14f, 0.0f),
-      0x1.ffcp-15f, 0x1.ffep-15f, 0x1.ff8p-15f, 0x1p-15f, 0x3p-26f, 1e-8f, 1e-9f, 1.0f / 3.0f};
+  const std::vector<float> boundaries = {0.0f,
+                                         -0.0f,
+                                         inf,
+                                         -inf,
+                                         std::numeric_limits<float>::quiet_NaN(),
+                                         -std::numeric_limits<float>::quiet_NaN(),
+                                         std::numeric_limits<float>::signaling_NaN(),
+                                         std::numeric_limits<float>::max(),
+                                         std::numeric_limits<float>::min(),
+                                         std::numeric_limits<float>::denorm_min(),
+                                         65504.0f,
+                                         65505.0f,
+                                         65519.0f,
+                                         std::nextafter(65520.0f, 0.0f),
+                                         65520.0f,
+                                         std::nextafter(65520.0f, inf),
+                                         65536.0f,
+                                         1e10f,
+                                         0x1p-24f,
+                                         0x1p-25f,
+                                         std::nextafter(0x1p-25f, 0.0f),
+                                         std::nextafter(0x1p-25f, 1.0f),
+                                         0x1.8p-25f,
+                                         0x1.8p-24f,
+                                         0x1p-14f,
+                                         std::nextafter(0x1p-14f, 0.0f),
+                                         0x1.ffcp-15f,
+                                         0x1.ffep-15f,
+                                         0x1.ff8p-15f,
+                                         0x1p-15f,
+                                         0x3p-26f,
+                                         1e-8f,
+                                         1e-9f,
+                                         1.0f / 3.0f};
   mismatches result;
   for (const std::vector<float>& inputs : {boundaries, random_floats(1 << 21), tie_floats<half>()})
     for (const float f : inputs) {
@@ -195,10 +226,23 @@ TEST_CASE("float -> half rounds as g++'s _Float16 does") {
 
 TEST_CASE("float -> bfloat16 rounds to the nearer neighbour, ties to even") {
   const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> boundaries = {0.0f, -0.0f, inf, std::numeric_limits<float>::max(),
-                                         std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min(),
-                                         0x1.fffffep126f, 0x1.fep127f, 0x1.fcp127f, 0x1.fdp127f, 0x1.fefffep127f,
-                                         0x1.01p0f, 0x1.03p0f, 0x1.0100002p0f, 1.0f / 3.0f, 0x1p-133f, 0x1.8p-133f};
+  const std::vector<float> boundaries = {0.0f,
+                                         -0.0f,
+                                         inf,
+                                         std::numeric_limits<float>::max(),
+                                         std::numeric_limits<float>::min(),
+                                         std::numeric_limits<float>::denorm_min(),
+                                         0x1.fffffep126f,
+                                         0x1.fep127f,
+                                         0x1.fcp127f,
+                                         0x1.fdp127f,
+                                         0x1.fefffep127f,
+                                         0x1.01p0f,
+                                         0x1.03p0f,
+                                         0x1.0100002p0f,
+                                         1.0f / 3.0f,
+                                         0x1p-133f,
+                                         0x1.8p-133f};
   mismatches result;
   for (const std::vector<float>& inputs : {boundaries, random_floats(1 << 21), tie_floats<bfloat16>()})
     for (const float f : inputs) {
@@ -228,12 +272,23 @@ TEST_CASE("NaN stays NaN, with its sign") {
 
 TEST_CASE("double -> half and double -> bfloat16 round once") {
   mismatches to_half, to_bfloat16;
-  std::vector<double> inputs = {0.0, -0.0, 1e300, -1e300, 5e-324, std::numeric_limits<double>::infinity(),
-                                0x1.fffffffffffffp127, 0x1p128, 65519.999999, 65520.0, 0x1p-25, 0x1.0000000001p-25};
+  std::vector<double> inputs = {0.0,
+                                -0.0,
+                                1e300,
+                                -1e300,
+                                5e-324,
+                                std::numeric_limits<double>::infinity(),
+                                0x1.fffffffffffffp127,
+                                0x1p128,
+                                65519.999999,
+                                65520.0,
+                                0x1p-25,
+                                0x1.0000000001p-25};
   // Just above and below every halfway point: exactly where rounding through float goes wrong.
   for (std::uint32_t bits = 0; bits < 0x7c00u; ++bits) {
     const double low = static_cast<float>(half::from_bits(static_cast<std::uint16_t>(bits)));
-    const double high = bits + 1 == 0x7c00u ? 65536.0 : static_cast<float>(half::from_bits(static_cast<std::uint16_t>(bits + 1)));
+    const double high =
+        bits + 1 == 0x7c00u ? 65536.0 : static_cast<float>(half::from_bits(static_cast<std::uint16_t>(bits + 1)));
     const double middle = (low + high) / 2;
     inputs.insert(inputs.end(), {middle, middle * (1 + 0x1p-40), middle * (1 - 0x1p-40)});
   }
@@ -263,9 +318,18 @@ TEST_CASE("double -> half and double -> bfloat16 round once") {
 
 TEST_CASE("64-bit and 32-bit integers -> half and bfloat16 round once") {
   mismatches to_half, to_bfloat16, from_int32;
-  std::vector<std::int64_t> inputs = {0, 1, -1, 2049, 65504, 65519, 65520, 65535, (1 << 24) + (1 << 16) + 1,
+  std::vector<std::int64_t> inputs = {0,
+                                      1,
+                                      -1,
+                                      2049,
+                                      65504,
+                                      65519,
+                                      65520,
+                                      65535,
+                                      (1 << 24) + (1 << 16) + 1,
                                       std::numeric_limits<std::int64_t>::max(),
-                                      std::numeric_limits<std::int64_t>::min(), (std::int64_t{1} << 62) + 1};
+                                      std::numeric_limits<std::int64_t>::min(),
+                                      (std::int64_t{1} << 62) + 1};
   for (int i = 0; i < 1 << 20; ++i) {
     const int width = static_cast<int>(rng()() % 64);  // values of every magnitude
     inputs.push_back(static_cast<std::int64_t>(rng()() >> width));

@@ -81,7 +81,7 @@ static_assert(promote_with_scalar(dtype::f16, dtype::f64) == dtype::f16);
 static_assert(promote_with_scalar(dtype::bf16, dtype::f64) == dtype::bf16);
 static_assert(promote_with_scalar(dtype::f64, dtype::f32) == dtype::f64);
 static_assert(promote_with_scalar(dtype::f32, dtype::i64) == dtype::f32);
-static_assert(promote_with_scalar(dtype::i8, dtype::i64) == dtype::i8);    // not i64: same category
+static_assert(promote_with_scalar(dtype::i8, dtype::i64) == dtype::i8);  // not i64: same category
 static_assert(promote_with_scalar(dtype::u8, dtype::i32) == dtype::u8);
 static_assert(promote_with_scalar(dtype::i16, dtype::boolean) == dtype::i16);
 static_assert(promote_with_scalar(dtype::boolean, dtype::i32) == dtype::i64);

@@ -71,8 +71,12 @@ TEST_CASE("broadcast_shapes follows numpy") {
 }
 
 TEST_CASE("broadcast_shapes names the first incompatible axis from the end") {
-  CHECK_THROWS_WITH_AS(broadcast_shapes({2, 3}, {4}), "cannot broadcast shapes [2, 3] and [4]: axis -1 has sizes 3 and 4", fusedsl::error);
-  CHECK_THROWS_WITH_AS(broadcast_shapes({4}, {2, 3}), "cannot broadcast shapes [4] and [2, 3]: axis -1 has sizes 4 and 3", fusedsl::error);
-  CHECK_THROWS_WITH_AS(broadcast_shapes({5, 2, 3}, {6, 1, 3}), "cannot broadcast shapes [5, 2, 3] and [6, 1, 3]: axis -3 has sizes 5 and 6", fusedsl::error);
-  CHECK_THROWS_WITH_AS(broadcast_shapes({2, 0}, {2, 3}), "cannot broadcast shapes [2, 0] and [2, 3]: axis -1 has sizes 0 and 3", fusedsl::error);
+  CHECK_THROWS_WITH_AS(broadcast_shapes({2, 3}, {4}),
+                       "cannot broadcast shapes [2, 3] and [4]: axis -1 has sizes 3 and 4", fusedsl::error);
+  CHECK_THROWS_WITH_AS(broadcast_shapes({4}, {2, 3}),
+                       "cannot broadcast shapes [4] and [2, 3]: axis -1 has sizes 4 and 3", fusedsl::error);
+  CHECK_THROWS_WITH_AS(broadcast_shapes({5, 2, 3}, {6, 1, 3}),
+                       "cannot broadcast shapes [5, 2, 3] and [6, 1, 3]: axis -3 has sizes 5 and 6", fusedsl::error);
+  CHECK_THROWS_WITH_AS(broadcast_shapes({2, 0}, {2, 3}),
+                       "cannot broadcast shapes [2, 0] and [2, 3]: axis -1 has sizes 0 and 3", fusedsl::error);
 }

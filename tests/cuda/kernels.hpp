@@ -12,9 +12,9 @@
 
 #include <doctest/doctest.h>
 
-#include <fusedsl/fusedsl.hpp>   // programs, run_reference, fx::cuda
-#include <support/compare.hpp>   // mismatch, default_tolerance
-#include <support/random.hpp>    // random_tensor
+#include <fusedsl/fusedsl.hpp>  // programs, run_reference, fx::cuda
+#include <support/compare.hpp>  // mismatch, default_tolerance
+#include <support/random.hpp>   // random_tensor
 
 namespace cuda_test {
 
@@ -91,7 +91,8 @@ void pointwise_case() {
       fx::run_reference(prog, a(ha.transpose(0, 1)), b(hb.slice(1, 0, 2 * n, 2)), c(hc.expand({m, n})), y(expected));
       tensor<T> out = poisoned<T>({m, n});
       prog.run(fx::cuda(), a(da.transpose(0, 1)), b(db.slice(1, 0, 2 * n, 2)), c(dc.expand({m, n})), y(out));
-      check(out, expected, fx::testing::default_tolerance<T>(2), "transposed * sliced - expanded, n = " + std::to_string(n));
+      check(out, expected, fx::testing::default_tolerance<T>(2),
+            "transposed * sliced - expanded, n = " + std::to_string(n));
     }
   }
 }
@@ -181,9 +182,10 @@ void softmax_layernorm_case() {
   constexpr fx::in<"x", T, 2> x;
   constexpr fx::in<"w", T, 1> w;
   constexpr fx::out<"y", T, 2> y;
-  constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) / fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
-  constexpr fx::program layernorm{
-      y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f) * w};
+  constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
+                                    fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+  constexpr fx::program layernorm{y = (x - fx::mean(x, fx::axis<1>)) *
+                                      fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f) * w};
   for (const std::int64_t n : sizes) {
     const std::int64_t rows = n == 1000003 ? 2 : 17;
     const auto hx = input<T>({rows, n}, 11), hw = input<T>({n}, 12);
@@ -210,7 +212,8 @@ void adam_case() {
   constexpr fx::inout<"m", T, 1> m;
   constexpr fx::inout<"v", T, 1> v;
   constexpr fx::param<"lr", float> lr;
-  constexpr fx::program adam{m = 0.9f * m + 0.1f * g, v = 0.999f * v + 0.001f * g * g, p -= lr * m / (fx::sqrt(v) + 1e-8f)};
+  constexpr fx::program adam{m = 0.9f * m + 0.1f * g, v = 0.999f * v + 0.001f * g * g,
+                             p -= lr * m / (fx::sqrt(v) + 1e-8f)};
   for (const std::int64_t n : sizes) {
     const auto hg = input<T>({n}, 13), hp = input<T>({n}, 14), hm = input<T>({n}, 15);
     const auto hv = fx::testing::random_tensor<T>({n}, 16, 0.1, 1.0);

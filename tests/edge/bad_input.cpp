@@ -34,7 +34,8 @@ TEST_CASE("bad input: fuse_config values no schedule can honour are refused, nam
   refused([](fx::fuse_config& c) { c.max_proximity = -1; }, "fuse_config.max_proximity: must be at least 0, got -1");
   refused([](fx::fuse_config& c) { c.max_fusion_unique_io_buffers = -2; },
           "fuse_config.max_fusion_unique_io_buffers: must be at least 0, got -2");
-  refused([](fx::fuse_config& c) { c.min_overlap_ratio = 1.5; }, "fuse_config.min_overlap_ratio: must be between 0 and 1");
+  refused([](fx::fuse_config& c) { c.min_overlap_ratio = 1.5; },
+          "fuse_config.min_overlap_ratio: must be between 0 and 1");
   // The edges of the ranges are accepted: no rounds at all, kernels of one node.
   fx::fuse_config none;
   none.max_rounds = 0;
@@ -61,10 +62,10 @@ TEST_CASE("bad input: scheduling an unfinished graph and checking unknown nodes"
 
 TEST_CASE("bad input: index formulas whose arithmetic overflows are not evaluable (no undefined behaviour)") {
   // Found by the loader fuzzer under UBSan: a dump's index "99999999999999999999" overflowed int64.
-  for (const char* text : {"99999999999999999999", "9223372036854775807 + 1", "-9223372036854775807 - 2",
-                           "4611686018427387904*2", "2**63", "Abs(-9223372036854775807 - 1)",
-                           "(-9223372036854775807 - 1)//(-1)", "Mod(-9223372036854775807 - 1, -1)",
-                           "4611686018427387904*d0"}) {
+  for (const char* text :
+       {"99999999999999999999", "9223372036854775807 + 1", "-9223372036854775807 - 2", "4611686018427387904*2", "2**63",
+        "Abs(-9223372036854775807 - 1)", "(-9223372036854775807 - 1)//(-1)", "Mod(-9223372036854775807 - 1, -1)",
+        "4611686018427387904*d0"}) {
     INFO("index ", text);
     const auto info = fx::detail::analyse_index(text, 1);
     CHECK_FALSE(info.affine);

@@ -2,8 +2,8 @@
 // Inf through maximum/minimum, max/min/argmax/logsumexp reductions (long rows, so the lane
 // and chunk paths run, and fused with pointwise nodes), integer wrap-around, and division
 // with integer operands by zero (true division, as PyTorch: ±inf and NaN, never a trap).
-#include <cmath>    // std::isnan, std::isinf
-#include <limits>   // std::numeric_limits
+#include <cmath>   // std::isnan, std::isinf
+#include <limits>  // std::numeric_limits
 
 #include "program/common.hpp"
 
@@ -15,8 +15,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A rows x cols tensor of small values with `v` at (r, c) for each (r, c, v) given.
 template <class T>
-fx::tensor<T> with_specials(std::int64_t rows, std::int64_t cols, std::initializer_list<std::tuple<int, int, double>> at,
-                            std::uint64_t seed) {
+fx::tensor<T> with_specials(std::int64_t rows, std::int64_t cols,
+                            std::initializer_list<std::tuple<int, int, double>> at, std::uint64_t seed) {
   auto t = random_tensor<T>({rows, cols}, seed, -2.0, 2.0);
   for (const auto& [r, c, v] : at) t.data()[r * cols + c] = static_cast<T>(v);
   return t;
@@ -37,8 +37,8 @@ TEST_CASE_TEMPLATE("edge: NaN propagates through maximum, minimum, max and min, 
   CHECK(static_cast<double>(mn(2)) == -kInf);
   CHECK_FALSE(std::isnan(static_cast<double>(mx(3))));
   // Pointwise maximum/minimum with a NaN on either side, fused with a reduction (softmax-like).
-  const auto pw = check_against_oracle(fx::maximum(x, 0.5f) - fx::max(fx::minimum(x, 1.0f), fx::axis<1>),
-                                       {4, 1000}, reduction_tolerance<T>(), x(tx));
+  const auto pw = check_against_oracle(fx::maximum(x, 0.5f) - fx::max(fx::minimum(x, 1.0f), fx::axis<1>), {4, 1000},
+                                       reduction_tolerance<T>(), x(tx));
   CHECK(std::isnan(static_cast<double>(pw(0, 517))));
   CHECK(std::isnan(static_cast<double>(pw(0, 0))));  // the row's max is NaN, so every element of the row is
   CHECK_FALSE(std::isnan(static_cast<double>(pw(3, 10))));
@@ -53,8 +53,8 @@ TEST_CASE("edge: argmax/argmin return the NaN position, logsumexp of ±inf rows"
   CHECK(amin(0) == 211);
   CHECK(amax(1) == 7);
   CHECK(amin(2) == 5);
-  const auto lse = check_against_oracle(fx::logsumexp(x, fx::axis<1>, fx::drop_axes), {3}, reduction_tolerance<float>(),
-                                        x(tx));
+  const auto lse =
+      check_against_oracle(fx::logsumexp(x, fx::axis<1>, fx::drop_axes), {3}, reduction_tolerance<float>(), x(tx));
   CHECK(std::isnan(lse(0)));
   CHECK(lse(1) == std::numeric_limits<float>::infinity());
   CHECK(std::isfinite(lse(2)));  // one -inf term adds nothing
@@ -78,9 +78,9 @@ TEST_CASE_TEMPLATE("edge: integer arithmetic wraps around in the fused executor 
   const auto negated = check_against_oracle(-a + fx::abs(b), {300}, tolerance{0, 0}, a(ta), b(tb));
   using U = std::make_unsigned_t<T>;
   auto wrap = [](U v) { return static_cast<T>(v); };
-  CHECK(sum(0) == lo);                                                   // max + 1
-  CHECK(sum(1) == hi);                                                   // min - 1
-  CHECK(product(4) == 0);                                                // 2^(bits/2) squared
+  CHECK(sum(0) == lo);     // max + 1
+  CHECK(sum(1) == hi);     // min - 1
+  CHECK(product(4) == 0);  // 2^(bits/2) squared
   CHECK(product(3) == wrap(static_cast<U>(static_cast<U>(hi) * static_cast<U>(hi))));
   CHECK(negated(1) == wrap(static_cast<U>(static_cast<U>(lo) + static_cast<U>(1))));  // -min wraps to min; + |-1|
   // Sums of integers accumulate in i64 (torch.sum); the i64 sum of max values wraps.

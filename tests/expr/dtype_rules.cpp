@@ -20,9 +20,13 @@ constexpr fx::in<"m", bool, 2> bool_2d;
 constexpr fx::param<"lr", float> lr;
 
 template <class E>
-constexpr dtype dtype_of_expr(const E&) { return E::value_dtype; }
+constexpr dtype dtype_of_expr(const E&) {
+  return E::value_dtype;
+}
 template <class E>
-constexpr int rank_of(const E&) { return E::rank; }
+constexpr int rank_of(const E&) {
+  return E::rank;
+}
 }  // namespace
 
 // Tensor with tensor: torch.promote_types.

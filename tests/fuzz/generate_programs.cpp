@@ -43,10 +43,10 @@ bool is_float(element e) { return e == element::f32 || e == element::f64 || e ==
 /// An expression tree: a leaf (placeholder or constant), an operation, or a reduction.
 struct expr {
   enum class kind { leaf, constant, unary, binary, reduce } k = kind::leaf;
-  std::string name;          ///< leaf: placeholder; unary/binary/reduce: operation
-  std::string value;         ///< constant: its C++ spelling
-  int axis = 0;              ///< reduce: the axis
-  bool full = false;         ///< value has the program's main shape (not only broadcastable to it)
+  std::string name;   ///< leaf: placeholder; unary/binary/reduce: operation
+  std::string value;  ///< constant: its C++ spelling
+  int axis = 0;       ///< reduce: the axis
+  bool full = false;  ///< value has the program's main shape (not only broadcastable to it)
   std::vector<expr> args;
 
   std::string cpp() const {
@@ -60,7 +60,8 @@ struct expr {
         return "fx::" + name + "(" + args[0].cpp() + ")";
       case kind::binary:
         if (name == "/") return "(" + args[0].cpp() + " / (fx::abs(" + args[1].cpp() + ") + 1))";
-        if (name == "+" || name == "-" || name == "*") return "(" + args[0].cpp() + " " + name + " " + args[1].cpp() + ")";
+        if (name == "+" || name == "-" || name == "*")
+          return "(" + args[0].cpp() + " " + name + " " + args[1].cpp() + ")";
         return "fx::" + name + "(" + args[0].cpp() + ", " + args[1].cpp() + ")";
       case kind::reduce: return "fx::" + name + "(" + args[0].cpp() + ", fx::axis<" + std::to_string(axis) + ">)";
     }
@@ -123,7 +124,8 @@ element type_of(int index) {
 class generator {
  public:
   /// Program `index` of `seed`; all programs of one index share an element type (see type_of).
-  generator(std::uint64_t seed, int index) : rng_(seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(index) * 7919 + 1) {
+  generator(std::uint64_t seed, int index)
+      : rng_(seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(index) * 7919 + 1) {
     p_.seed = seed;
     p_.index = index;
   }
@@ -182,7 +184,8 @@ class generator {
     }
     int roll = pick(100);
     if (roll < 30) {
-      static const char* fu[] = {"-", "abs", "relu", "exp", "expm1", "tanh", "sigmoid", "sin", "cos", "sqrt", "log1p", "erf", "gelu", "silu"};
+      static const char* fu[] = {"-",   "abs", "relu", "exp",   "expm1", "tanh", "sigmoid",
+                                 "sin", "cos", "sqrt", "log1p", "erf",   "gelu", "silu"};
       static const char* iu[] = {"-", "abs", "relu"};
       std::string op = is_float(p_.type) ? fu[pick(14)] : iu[pick(3)];
       expr a = make(depth - 1, need_full);
@@ -225,7 +228,8 @@ class generator {
       placeholder ph{"r" + std::to_string(s), role::reduced, shape, static_cast<int>(shape.size())};
       p_.vars.push_back(ph);
       st.target = ph.name;
-      st.value = expr{expr::kind::reduce, is_float(p_.type) ? fr[pick(7)] : ir[pick(4)], "", axis, false, {make(2, true)}};
+      st.value =
+          expr{expr::kind::reduce, is_float(p_.type) ? fr[pick(7)] : ir[pick(4)], "", axis, false, {make(2, true)}};
       if (drop) st.value.value = "drop";
       p_.statements.push_back(st);
       return;
@@ -269,7 +273,8 @@ std::string emit(const program& p, const std::string& title) {
   auto role_name = [](role r) {
     switch (r) {
       case role::input: return "in";
-      case role::output: case role::reduced: return "out";
+      case role::output:
+      case role::reduced: return "out";
       case role::inout: return "inout";
       case role::local: return "local";
     }
@@ -277,13 +282,14 @@ std::string emit(const program& p, const std::string& title) {
   };
   for (const auto& v : p.vars)
     if (used.count(v.name))
-      o += "  constexpr fx::" + std::string(role_name(v.r)) + "<\"" + v.name + "\", " + T + ", " + std::to_string(v.rank) + "> " +
-           v.name + ";\n";
+      o += "  constexpr fx::" + std::string(role_name(v.r)) + "<\"" + v.name + "\", " + T + ", " +
+           std::to_string(v.rank) + "> " + v.name + ";\n";
   o += "  constexpr fx::program prog{\n";
   for (const auto& s : p.statements) {
     std::string value = s.value.cpp();
     if (s.value.k == expr::kind::reduce && s.value.value == "drop")
-      value = "fx::" + s.value.name + "(" + s.value.args[0].cpp() + ", fx::axis<" + std::to_string(s.value.axis) + ">, fx::drop_axes)";
+      value = "fx::" + s.value.name + "(" + s.value.args[0].cpp() + ", fx::axis<" + std::to_string(s.value.axis) +
+              ">, fx::drop_axes)";
     o += "      " + s.target + " " + s.op + " " + value + ",\n";
   }
   o += "  };\n";
@@ -293,9 +299,11 @@ std::string emit(const program& p, const std::string& title) {
   for (const auto& v : p.vars) {
     if (!used.count(v.name) || v.r == role::local) continue;
     const std::string shape = shape_text(v.shape);
-    const std::string tensor_seed = std::to_string(p.seed * 1000 + static_cast<std::uint64_t>(p.index) * 10 + static_cast<std::uint64_t>(seed_offset++));
+    const std::string tensor_seed = std::to_string(p.seed * 1000 + static_cast<std::uint64_t>(p.index) * 10 +
+                                                   static_cast<std::uint64_t>(seed_offset++));
     if (v.r == role::input) {
-      o += "  const auto a_" + v.name + " = random_tensor<" + T + ">(" + shape + ", " + tensor_seed + ", " + range + ");\n";
+      o += "  const auto a_" + v.name + " = random_tensor<" + T + ">(" + shape + ", " + tensor_seed + ", " + range +
+           ");\n";
       o += "  const auto before_" + v.name + " = a_" + v.name + ".clone();\n";
       bindings_run += ", " + v.name + "(a_" + v.name + ")";
       bindings_ref += ", " + v.name + "(a_" + v.name + ")";
@@ -315,7 +323,8 @@ std::string emit(const program& p, const std::string& title) {
   for (const auto& v : p.vars) {
     if (!used.count(v.name) || v.r == role::local) continue;
     if (v.r == role::input)
-      o += "  FUSEDSL_CHECK_CLOSE(a_" + v.name + ".view(), before_" + v.name + ".view(), (tolerance{0, 0}));  // unchanged\n";
+      o += "  FUSEDSL_CHECK_CLOSE(a_" + v.name + ".view(), before_" + v.name +
+           ".view(), (tolerance{0, 0}));  // unchanged\n";
     else
       o += "  FUSEDSL_CHECK_CLOSE(a_" + v.name + ".view(), b_" + v.name + ".view(), " + tolerance_text(p.type) + ");\n";
   }
@@ -341,7 +350,7 @@ std::string title_of(const program& p) {
 // ------------------------------------------------------------------ shrinking
 
 #ifndef FUSEDSL_FUZZ_COMPILE
-#define FUSEDSL_FUZZ_COMPILE ""
+#  define FUSEDSL_FUZZ_COMPILE ""
 #endif
 
 /// True when the program, compiled alone with this build's compiler and flags, fails.
@@ -351,7 +360,8 @@ bool still_fails(const program& p, const std::string& dir) {
     std::ofstream f(src);
     f << "#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN\n" << file_header << emit(p, "candidate");
   }
-  const std::string compile = std::string(FUSEDSL_FUZZ_COMPILE) + " " + src + " -o " + exe + " > " + dir + "/shrink_compile.log 2>&1";
+  const std::string compile =
+      std::string(FUSEDSL_FUZZ_COMPILE) + " " + src + " -o " + exe + " > " + dir + "/shrink_compile.log 2>&1";
   if (std::system(compile.c_str()) != 0) return false;  // a candidate that does not compile is not a smaller failure
   return std::system((exe + " > " + dir + "/shrink_run.log 2>&1").c_str()) != 0;
 }
@@ -405,9 +415,10 @@ int shrink(program p, const std::string& dir) {
         break;
       }
   }
-  std::printf("// Regression test (shrunk from program %d of seed %llu by fusedsl-fuzz-programs --shrink):\n%s", p.index,
-              static_cast<unsigned long long>(p.seed),
-              emit(p, "regression: fuzz program " + std::to_string(p.index) + " of seed " + std::to_string(p.seed)).c_str());
+  std::printf(
+      "// Regression test (shrunk from program %d of seed %llu by fusedsl-fuzz-programs --shrink):\n%s", p.index,
+      static_cast<unsigned long long>(p.seed),
+      emit(p, "regression: fuzz program " + std::to_string(p.index) + " of seed " + std::to_string(p.seed)).c_str());
   return 0;
 }
 

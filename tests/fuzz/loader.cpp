@@ -28,20 +28,43 @@ std::uint64_t env_or(const char* name, std::uint64_t fallback) {
 // One random edit of a JSON text.
 std::string mutate(std::string text, std::mt19937_64& rng) {
   auto pick = [&](std::size_t n) { return n ? static_cast<std::size_t>(rng() % n) : 0; };
-  static const std::vector<std::string> tokens = {
-      "null", "true", "false", "0", "-1", "1e999", "\"\"", "\"x\"", "[]", "{}", "[[]]", "\"-3\"", "\"6x4\"",
-      "\"MemoryDep\"", "\"StarDep\"", "\"WeakDep\"", "\"OUTPUT\"", "\"nobody\"", "\"d0 +\"", "\"tmp0\"",
-      "\"99999999999999999999\"", "\"d9\"", "\"buf0\"", "\"op0\"", "{\"kind\": 1}", "\"\\u0000\"", "\"\\ud800\""};
+  static const std::vector<std::string> tokens = {"null",
+                                                  "true",
+                                                  "false",
+                                                  "0",
+                                                  "-1",
+                                                  "1e999",
+                                                  "\"\"",
+                                                  "\"x\"",
+                                                  "[]",
+                                                  "{}",
+                                                  "[[]]",
+                                                  "\"-3\"",
+                                                  "\"6x4\"",
+                                                  "\"MemoryDep\"",
+                                                  "\"StarDep\"",
+                                                  "\"WeakDep\"",
+                                                  "\"OUTPUT\"",
+                                                  "\"nobody\"",
+                                                  "\"d0 +\"",
+                                                  "\"tmp0\"",
+                                                  "\"99999999999999999999\"",
+                                                  "\"d9\"",
+                                                  "\"buf0\"",
+                                                  "\"op0\"",
+                                                  "{\"kind\": 1}",
+                                                  "\"\\u0000\"",
+                                                  "\"\\ud800\""};
   switch (rng() % 6) {
-    case 0: text.resize(pick(text.size())); break;                               // truncated
-    case 1: text.erase(pick(text.size()), 1 + pick(40)); break;                   // bytes deleted
-    case 2: {                                                                     // a span duplicated
+    case 0: text.resize(pick(text.size())); break;               // truncated
+    case 1: text.erase(pick(text.size()), 1 + pick(40)); break;  // bytes deleted
+    case 2: {                                                    // a span duplicated
       std::size_t at = pick(text.size()), len = 1 + pick(60);
       text.insert(pick(text.size()), text.substr(at, len));
       break;
     }
-    case 3: text[pick(text.size())] = "{}[]\":,0a\\-e"[pick(12)]; break;          // one byte replaced
-    default: {                                                                    // a value replaced by a token
+    case 3: text[pick(text.size())] = "{}[]\":,0a\\-e"[pick(12)]; break;  // one byte replaced
+    default: {                                                            // a value replaced by a token
       // Replace the value after a random ':' or inside a random array with another token.
       std::size_t at = pick(text.size());
       std::size_t colon = text.find_first_of(":[,", at);
@@ -79,8 +102,8 @@ TEST_CASE("fuzz: mutated Inductor dumps load and schedule, or are refused with f
       CHECK_MESSAGE(std::string(e.what()).size() > 10, "seed " << seed << ": an error without a message");
       ++refused;
     } catch (const std::exception& e) {
-      FAIL_CHECK("seed " << seed << " (rerun: FUSEDSL_FUZZ_SEED=" << seed << " FUSEDSL_FUZZ_DUMPS=1): not a fusedsl::error: "
-                         << std::string(e.what()));
+      FAIL_CHECK("seed " << seed << " (rerun: FUSEDSL_FUZZ_SEED=" << seed
+                         << " FUSEDSL_FUZZ_DUMPS=1): not a fusedsl::error: " << std::string(e.what()));
     }
   }
   std::cout << "loader fuzz: " << count << " mutated dumps, " << loaded << " loaded and scheduled, " << refused

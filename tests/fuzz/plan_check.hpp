@@ -53,7 +53,8 @@ class machine {
   void use_loop_orders(const std::vector<std::vector<int>>& orders) { loop_orders_ = orders; }
   /// The node's own flat iteration index of kernel index k (they differ for reordered nodes).
   std::int64_t graph_index(int n, std::int64_t k) const {
-    if (static_cast<std::size_t>(n) >= loop_orders_.size() || loop_orders_[static_cast<std::size_t>(n)].empty()) return k;
+    if (static_cast<std::size_t>(n) >= loop_orders_.size() || loop_orders_[static_cast<std::size_t>(n)].empty())
+      return k;
     const auto& order = loop_orders_[static_cast<std::size_t>(n)];
     const auto& ranges = g_.node(n).ranges;
     std::vector<std::int64_t> v(ranges.size(), 0);
@@ -171,7 +172,8 @@ inline void check_invariants(const random_graph& rg, const fx::graph& g, const f
     int k = group_of[static_cast<std::size_t>(n)];
     if (k < 0) throw violation("node " + g.node(n).name + " is in no group");
     for (int pred : g.node(n).preds)
-      if (group_of[static_cast<std::size_t>(pred)] != k) edges[static_cast<std::size_t>(k)].push_back(group_of[static_cast<std::size_t>(pred)]);
+      if (group_of[static_cast<std::size_t>(pred)] != k)
+        edges[static_cast<std::size_t>(k)].push_back(group_of[static_cast<std::size_t>(pred)]);
   }
   std::vector<int> state(groups, 0), path;  // 0 new, 1 on the path, 2 done
   auto visit = [&](auto&& self, int k) -> void {
@@ -180,7 +182,8 @@ inline void check_invariants(const random_graph& rg, const fx::graph& g, const f
     for (int q : edges[static_cast<std::size_t>(k)]) {
       if (state[static_cast<std::size_t>(q)] == 1) {
         std::string cycle;
-        for (auto it = std::find(path.begin(), path.end(), q); it != path.end(); ++it) cycle += describe_group(g, p, *it) + " <- ";
+        for (auto it = std::find(path.begin(), path.end(), q); it != path.end(); ++it)
+          cycle += describe_group(g, p, *it) + " <- ";
         throw violation("the fused groups form a cycle: " + cycle + describe_group(g, p, q));
       }
       if (state[static_cast<std::size_t>(q)] == 0) self(self, q);
@@ -195,7 +198,8 @@ inline void check_invariants(const random_graph& rg, const fx::graph& g, const f
     for (int pred : g.node(n).preds)
       if (group_of[static_cast<std::size_t>(pred)] > k)
         throw violation("node " + g.node(n).name + " (group " + std::to_string(k) + ") runs before its dependency " +
-                        g.node(pred).name + " (group " + std::to_string(group_of[static_cast<std::size_t>(pred)]) + ")");
+                        g.node(pred).name + " (group " + std::to_string(group_of[static_cast<std::size_t>(pred)]) +
+                        ")");
   }
   for (std::size_t k = 0; k < p.groups.size(); ++k) {
     const auto& grp = p.groups[k];
@@ -217,10 +221,12 @@ inline void check_invariants(const random_graph& rg, const fx::graph& g, const f
         if (!u.weak && !detail::contains(grp.nodes, u.node)) outside = true;
       bool local = detail::contains(grp.kernel_local, b), materialized = detail::contains(grp.materialized, b);
       if (local == materialized)
-        throw violation(where + ": buffer " + g.buffer_name(b) + " must be exactly one of kernel-local and materialized");
+        throw violation(where + ": buffer " + g.buffer_name(b) +
+                        " must be exactly one of kernel-local and materialized");
       if (local == outside)
-        throw violation(where + ": buffer " + g.buffer_name(b) + (outside ? " is used outside the group or an output but kernel-local"
-                                                                           : " has no user outside the group but is materialized"));
+        throw violation(where + ": buffer " + g.buffer_name(b) +
+                        (outside ? " is used outside the group or an output but kernel-local"
+                                 : " has no user outside the group but is materialized"));
     }
     if (grp.kernel_local.size() + grp.materialized.size() != produced.size())
       throw violation(where + ": kernel_local and materialized list buffers the group does not produce");
@@ -236,8 +242,8 @@ inline void check_invariants(const random_graph& rg, const fx::graph& g, const f
       ++checked;
       auto r = fx::check_fusion(g, g.node(a[0]).name, g.node(b[0]).name, rg.config);
       if (r != fx::why_no_fuse::none)
-        throw violation("round 1 fused " + g.node(a[0]).name + " and " + g.node(b[0]).name + " but check_fusion says: " +
-                        fx::to_string(r));
+        throw violation("round 1 fused " + g.node(a[0]).name + " and " + g.node(b[0]).name +
+                        " but check_fusion says: " + fx::to_string(r));
     }
   }
 }
@@ -292,8 +298,8 @@ inline void check_execution(const random_graph& rg, const fx::graph& g, const fx
           std::int64_t e = s.kind == fx::node_kind::extern_kernel ? q : s.write.element(fused.graph_index(n, q));
           int& owner = w[static_cast<std::size_t>(e)];
           if (owner >= 0 && owner != t)
-            throw violation(where + ": tiles " + std::to_string(owner) + " and " + std::to_string(t) + " both write element " +
-                            std::to_string(e) + " of " + s.output);
+            throw violation(where + ": tiles " + std::to_string(owner) + " and " + std::to_string(t) +
+                            " both write element " + std::to_string(e) + " of " + s.output);
           owner = static_cast<int>(t);
         }
     }
@@ -322,7 +328,8 @@ inline void check_execution(const random_graph& rg, const fx::graph& g, const fx
     compared[static_cast<std::size_t>(st)] = 1;
     const auto &want = unfused.storage(st), &got = fused.storage(st);
     for (std::size_t e = 0; e < want.size(); ++e) {
-      if (want[e] == detail::poison) throw violation("internal: unfused execution left " + g.buffer_name(b) + " unwritten");
+      if (want[e] == detail::poison)
+        throw violation("internal: unfused execution left " + g.buffer_name(b) + " unwritten");
       if (got[e] != want[e])
         throw violation("buffer " + g.buffer_name(b) + " element " + std::to_string(e) + ": fused " +
                         (got[e] == detail::poison ? std::string("unwritten") : std::to_string(got[e])) + ", unfused " +

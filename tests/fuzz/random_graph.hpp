@@ -14,8 +14,8 @@
 #include <string>   // std::string
 #include <vector>   // std::vector
 
-#include <fusedsl/graph/graph.hpp>     // graph, node_spec, memory_dep, star_dep, weak_dep
-#include <fusedsl/schedule/config.hpp> // fuse_config
+#include <fusedsl/graph/graph.hpp>      // graph, node_spec, memory_dep, star_dep, weak_dep
+#include <fusedsl/schedule/config.hpp>  // fuse_config
 
 namespace fx_fuzz {
 
@@ -72,16 +72,16 @@ struct node_semantics {
   std::vector<value_read> reads;
   std::vector<std::string> star_reads;  ///< extern inputs (whole buffers)
   std::string output;
-  affine_access write;                  ///< over the pointwise iteration index
+  affine_access write;  ///< over the pointwise iteration index
   std::uint64_t add = 0;
-  bool reduce_max = false;              ///< max instead of sum
+  bool reduce_max = false;  ///< max instead of sum
 };
 
 /// A generated graph: the specs in insertion order, their semantics, the buffers' sizes.
 struct random_graph {
   std::int64_t rows = 1, cols = 1;
   std::vector<fx::node_spec> specs;
-  std::vector<node_semantics> semantics;          ///< parallel to specs
+  std::vector<node_semantics> semantics;  ///< parallel to specs
   std::vector<std::string> inputs, outputs;
   std::vector<std::pair<std::string, std::int64_t>> sizes;  ///< elements per buffer name
   fx::fuse_config config;
@@ -135,7 +135,7 @@ class graph_builder {
   struct live_buffer {
     std::string name;
     shape s = shape::full;
-    bool producer = false;                 ///< written by a node (not a graph input)
+    bool producer = false;                    ///< written by a node (not a graph input)
     std::vector<std::string> reader_outputs;  ///< outputs of the nodes that read this version
   };
   // A loop dimension: 'r' (R elements) or 'c' (C elements).
@@ -244,7 +244,8 @@ class graph_builder {
     }
     if (ok.empty()) return -1;
     // Prefer recent buffers, so chains form.
-    std::size_t k = ok.size() - 1 - static_cast<std::size_t>(pick(static_cast<int>(std::min<std::size_t>(ok.size(), 6))));
+    std::size_t k =
+        ok.size() - 1 - static_cast<std::size_t>(pick(static_cast<int>(std::min<std::size_t>(ok.size(), 6))));
     if (chance(30)) k = static_cast<std::size_t>(pick(static_cast<int>(ok.size())));
     return ok[k];
   }
@@ -354,8 +355,9 @@ class graph_builder {
 inline random_graph make_random_graph(std::uint64_t seed) { return detail::graph_builder(seed).run(); }
 
 inline std::string random_graph::describe() const {
-  std::string s = "world " + std::to_string(rows) + " x " + std::to_string(cols) + "; config: aggressive_fusion=" +
-                  std::to_string(config.aggressive_fusion) + " max_fusion_size=" + std::to_string(config.max_fusion_size) +
+  std::string s = "world " + std::to_string(rows) + " x " + std::to_string(cols) +
+                  "; config: aggressive_fusion=" + std::to_string(config.aggressive_fusion) +
+                  " max_fusion_size=" + std::to_string(config.max_fusion_size) +
                   " loop_ordering_after_fusion=" + std::to_string(config.loop_ordering_after_fusion) +
                   " peak_memory_guard=" + std::to_string(config.peak_memory_guard) + "\ninputs:";
   for (const auto& i : inputs) s += " " + i + "[" + std::to_string(size_of(i)) + "]";
@@ -371,7 +373,8 @@ inline std::string random_graph::describe() const {
       else if (r.kind == fx::dep_kind::star) s += " star " + r.buffer;
       else s += " weak " + r.buffer;
     }
-    for (const auto& w : sp.writes) s += " -> " + w.buffer + (w.kind == fx::dep_kind::memory ? "[" + w.index + "]" : "[*]");
+    for (const auto& w : sp.writes)
+      s += " -> " + w.buffer + (w.kind == fx::dep_kind::memory ? "[" + w.index + "]" : "[*]");
     s += "\n";
   }
   return s;

@@ -8,10 +8,10 @@
 // FUSEDSL_FUZZ_SEED=<seed> FUSEDSL_FUZZ_GRAPHS=1.
 #include <doctest/doctest.h>
 
-#include <cstdint>  // std::uint64_t
-#include <cstdlib>  // std::getenv, std::strtoull
-#include <iostream> // std::cout
-#include <string>   // std::string
+#include <cstdint>   // std::uint64_t
+#include <cstdlib>   // std::getenv, std::strtoull
+#include <iostream>  // std::cout
+#include <string>    // std::string
 
 #include <fusedsl/schedule/fuse_nodes.hpp>  // fuse_nodes
 
@@ -42,8 +42,9 @@ TEST_CASE("fuzz: random graphs are scheduled legally and their plans compute wha
     } catch (const std::exception& e) {
       ++mismatches;
       if (mismatches <= 30)
-        FAIL_CHECK("graph seed " << seed << " (rerun: FUSEDSL_FUZZ_SEED=" << seed << " FUSEDSL_FUZZ_GRAPHS=1): " << std::string(e.what())
-                                 << "\n" << rg.describe() << groups_text);
+        FAIL_CHECK("graph seed " << seed << " (rerun: FUSEDSL_FUZZ_SEED=" << seed
+                                 << " FUSEDSL_FUZZ_GRAPHS=1): " << std::string(e.what()) << "\n"
+                                 << rg.describe() << groups_text);
     }
     ++graphs;
   }

@@ -24,15 +24,18 @@ std::string dump(const std::string& node_b_extra = "", const std::string& users_
                  const std::string& numel = "\"64\"") {
   return R"({"workload": "t", "outputs": ["b_out"], "nodes": [
     {"name": "a", "type": "SchedulerNode", "reduction": false, "template": false, "extern": false, "foreach": false,
-     "device": "cuda:0", "group": ["cuda:0", [)" + numel + R"(, "1"]],
+     "device": "cuda:0", "group": ["cuda:0", [)" +
+         numel + R"(, "1"]],
      "reads": [{"kind": "MemoryDep", "buffer": "x", "index": "d0", "size": ["64"], "var_names": ["d0"], "bytes": 256}],
      "writes": [{"kind": "MemoryDep", "buffer": "a_out", "index": "d0", "size": ["64"], "var_names": ["d0"], "bytes": 256}],
      "unmet": [], "users": ["b"], "buffers": ["a_out"], "ancestors": [], "min_order": 0, "max_order": 0, "members": ["a"]},
     {"name": "b", "type": "SchedulerNode", "reduction": false, "template": false, "extern": false, "foreach": false,
-     "device": "cuda:0", "group": ["cuda:0", ["64", "1"]], )" + node_b_extra + R"(
+     "device": "cuda:0", "group": ["cuda:0", ["64", "1"]], )" +
+         node_b_extra + R"(
      "reads": [{"kind": "MemoryDep", "buffer": "a_out", "index": "d0", "size": ["64"], "var_names": ["d0"], "bytes": 256}],
      "writes": [{"kind": "MemoryDep", "buffer": "b_out", "index": "d0", "size": ["64"], "var_names": ["d0"], "bytes": 256}],
-     "unmet": ["a_out"], "users": )" + users_b + R"(, "buffers": ["b_out"], "ancestors": ["a"], "min_order": 1, "max_order": 1,
+     "unmet": ["a_out"], "users": )" +
+         users_b + R"(, "buffers": ["b_out"], "ancestors": ["a"], "min_order": 1, "max_order": 1,
      "members": ["b"]}],
   "fused_groups": [["a", "b"]]})";
 }

@@ -19,8 +19,8 @@ TEST_CASE("parses objects, arrays, strings with escapes and numbers as text") {
 }
 
 TEST_CASE("malformed JSON is reported with line and column") {
-  CHECK_THROWS_WITH_AS(json::parse("{\"a\": [1, 2", "f.json"), doctest::Contains("f.json: JSON: unexpected end of input"),
-                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(json::parse("{\"a\": [1, 2", "f.json"),
+                       doctest::Contains("f.json: JSON: unexpected end of input"), fusedsl::error);
   CHECK_THROWS_WITH_AS(json::parse("{\n  \"a\": 01x}", "f.json"), doctest::Contains("line 2"), fusedsl::error);
   CHECK_THROWS_AS(json::parse("[1,]", "f"), fusedsl::error);
   CHECK_THROWS_AS(json::parse("{\"a\" 1}", "f"), fusedsl::error);

@@ -42,8 +42,8 @@ TEST_CASE("rank-0 placeholders broadcast against any rank and can be outputs") {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 7; ++j) CHECK(scaled(i, j) == doctest::Approx(tx(i, j) * 1.5f + 1.5f));
   // A rank-0 output: the sum of all elements, dropped to rank 0.
-  const auto total = check_against_oracle(fx::sum(x, fx::axes<>, fx::drop_axes), {}, reduction_tolerance<float>(),
-                                          x(tx));
+  const auto total =
+      check_against_oracle(fx::sum(x, fx::axes<>, fx::drop_axes), {}, reduction_tolerance<float>(), x(tx));
   double expected = 0;
   for (std::int64_t i = 0; i < tx.numel(); ++i) expected += tx.data()[i];
   CHECK(total.data()[0] == doctest::Approx(expected).epsilon(1e-5));
@@ -51,4 +51,3 @@ TEST_CASE("rank-0 placeholders broadcast against any rank and can be outputs") {
   const auto square = check_pointwise(s * s, {}, 1, s(ts));
   CHECK(square.data()[0] == 2.25f);
 }
-

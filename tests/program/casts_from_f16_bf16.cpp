@@ -9,4 +9,3 @@ TEST_CASE_TEMPLATE("casts from f16 and bf16 to every dtype match the oracle exac
   check_casts_from<From>(random_tensor<From>({3, 7}, seed, -100.0, 100.0),
                          random_tensor<From>({3, 7}, seed + 1, 0.0, 200.0));
 }
-

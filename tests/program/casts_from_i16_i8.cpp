@@ -3,8 +3,7 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE_TEMPLATE("casts from i16 and i8 to every dtype match the oracle exactly", From,
-                   std::int16_t, std::int8_t) {
+TEST_CASE_TEMPLATE("casts from i16 and i8 to every dtype match the oracle exactly", From, std::int16_t, std::int8_t) {
   const std::uint64_t seed = 700 + static_cast<std::uint64_t>(fx::dtype_of<From>);
   // Wider than the narrower targets, so that narrowing wraps and f16 overflows to inf.
   const double lo = std::is_same_v<From, bool> || std::is_same_v<From, std::uint8_t>
@@ -14,4 +13,3 @@ TEST_CASE_TEMPLATE("casts from i16 and i8 to every dtype match the oracle exactl
   const auto src = random_tensor<From>({3, 7}, seed, lo, hi);
   check_casts_from<From>(src, src);
 }
-

@@ -3,8 +3,7 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE_TEMPLATE("casts from i64 and i32 to every dtype match the oracle exactly", From,
-                   std::int64_t, std::int32_t) {
+TEST_CASE_TEMPLATE("casts from i64 and i32 to every dtype match the oracle exactly", From, std::int64_t, std::int32_t) {
   const std::uint64_t seed = 700 + static_cast<std::uint64_t>(fx::dtype_of<From>);
   // Wider than the narrower targets, so that narrowing wraps and f16 overflows to inf.
   const double lo = std::is_same_v<From, bool> || std::is_same_v<From, std::uint8_t>

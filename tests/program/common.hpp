@@ -2,14 +2,14 @@
 /// Helpers shared by the program tests: run a one-statement program with the
 /// CPU executor and with the oracle (`fx::run_reference`) and compare them.
 #pragma once
-#include <cmath>     // std::isnan
+#include <cmath>       // std::isnan
 #include <functional>  // std::cref
-#include <cstdint>   // std::int64_t
-#include <limits>    // std::numeric_limits
-#include <string>    // std::string
-#include <tuple>     // std::tuple
-#include <utility>   // std::index_sequence
-#include <vector>    // std::vector
+#include <cstdint>     // std::int64_t
+#include <limits>      // std::numeric_limits
+#include <string>      // std::string
+#include <tuple>       // std::tuple
+#include <utility>     // std::index_sequence
+#include <vector>      // std::vector
 
 #include <doctest/doctest.h>
 
@@ -86,8 +86,7 @@ fx::tensor<value_t<E>> check_against_oracle(const E& value, const fx::shape& out
         fx::run_reference(prog, result(expected), used...);
       },
       bindings...);
-  INFO("value: ", fx::to_string(value), " (", fx::name(E::value_dtype), ", out sizes ", fx::to_string(out_sizes),
-       ")");
+  INFO("value: ", fx::to_string(value), " (", fx::name(E::value_dtype), ", out sizes ", fx::to_string(out_sizes), ")");
   FUSEDSL_CHECK_CLOSE(actual.view(), expected.view(), tol);
   return actual;
 }
@@ -126,7 +125,8 @@ void check_each(const std::tuple<E...>& values, const std::vector<expect>& specs
   REQUIRE(specs.size() == sizeof...(E));
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (check_against_oracle(std::get<I>(values), specs[I].sizes, specs[I].tol, bindings...), ...);
-  }(std::index_sequence_for<E...>{});
+  }
+  (std::index_sequence_for<E...>{});
 }
 
 /// `check_each` of pointwise values that all have `sizes`; `ops[i]` scales the

@@ -44,4 +44,3 @@ TEST_CASE("empty tensors: pointwise programs write nothing and reductions over a
   fx::eval(out, fx::exp(empty) + 1.0f);
   CHECK(out.numel() == 0);
 }
-

@@ -19,8 +19,9 @@ TEST_CASE("error: operands that do not broadcast name both operands, their shape
   fx::tensor<float> ty({3, 4});
   // "fusedsl: cannot broadcast the operands of exp(a) * b: exp(a) has shape [3, 4], b has shape [5]
   //  (axis -1 has sizes 4 and 5)"
-  const auto expected = "fusedsl: cannot broadcast the operands of exp(a) * b: exp(a) has shape [3, 4], b has shape "
-                        "[5] (axis -1 has sizes 4 and 5)";
+  const auto expected =
+      "fusedsl: cannot broadcast the operands of exp(a) * b: exp(a) has shape [3, 4], b has shape "
+      "[5] (axis -1 has sizes 4 and 5)";
   CHECK_THROWS_WITH_AS(prog.run(fx::cpu, a(ta), b(tb), y(ty)), doctest::Contains(expected), fusedsl::error);
   CHECK_THROWS_WITH_AS(fx::run_reference(prog, a(ta), b(tb), y(ty)), doctest::Contains(expected), fusedsl::error);
   // A middle axis: [2, 3, 1] with [4, 1]: axis -2 has sizes 3 and 4.
@@ -40,7 +41,8 @@ TEST_CASE("error: a bound tensor of the wrong rank names the placeholder and bot
   constexpr fx::program prog{y = x + 1.0f};
   const auto t3 = random_tensor<float>({2, 3, 4}, 5);
   fx::tensor<float> ty({3, 4});
-  const auto expected = "fusedsl: placeholder \"x\" expects a rank-2 tensor, the bound one has rank 3 (sizes [2, 3, 4])";
+  const auto expected =
+      "fusedsl: placeholder \"x\" expects a rank-2 tensor, the bound one has rank 3 (sizes [2, 3, 4])";
   CHECK_THROWS_WITH_AS(prog.run(fx::cpu, x(t3), y(ty)), doctest::Contains(expected), fusedsl::error);
   CHECK_THROWS_WITH_AS(fx::run_reference(prog, x(t3), y(ty)), doctest::Contains(expected), fusedsl::error);
   // The output's rank is checked the same way.
@@ -70,7 +72,8 @@ TEST_CASE("error: a value whose shape does not fit the output") {
   constexpr fx::program with_local{e = x + 1.0f, y = x + e};
   fx::tensor<float> ok({3, 4});
   CHECK_THROWS_WITH_AS(with_local.run(fx::cpu, x(tx), y(ok)),
-                       doctest::Contains("fusedsl: placeholder \"e\" has rank 1 but is assigned a value of shape [3, 4]"),
+                       doctest::Contains(
+                           "fusedsl: placeholder \"e\" has rank 1 but is assigned a value of shape [3, 4]"),
                        fusedsl::error);
 }
 
@@ -89,8 +92,9 @@ TEST_CASE("error: an output bound to an expanded (stride 0) view") {
   constexpr fx::program prog{y = x + 1.0f};
   const auto tx = random_tensor<float>({3, 4}, 8);
   fx::tensor<float> row({4});
-  const auto expected = "fusedsl: placeholder \"y\" is written but its view repeats elements (sizes [3, 4], strides "
-                        "[0, 1]): an output cannot be an expanded or overlapping view";
+  const auto expected =
+      "fusedsl: placeholder \"y\" is written but its view repeats elements (sizes [3, 4], strides "
+      "[0, 1]): an output cannot be an expanded or overlapping view";
   CHECK_THROWS_WITH_AS(prog.run(fx::cpu, x(tx), y(row.view().expand({3, 4}))), doctest::Contains(expected),
                        fusedsl::error);
   CHECK_THROWS_WITH_AS(fx::run_reference(prog, x(tx), y(row.view().expand({3, 4}))), doctest::Contains(expected),
@@ -111,9 +115,10 @@ TEST_CASE("error: an output sharing memory with an input through a different vie
   constexpr fx::program prog{y = x + 1.0f};
   auto t = random_tensor<float>({3, 3}, 9);
   // The sizes alone are equal here: the strides tell the two views apart.
-  const auto expected = "fusedsl: placeholder \"y\" is written and shares memory with placeholder \"x\" through a "
-                        "different view (sizes [3, 3], strides [1, 3] vs sizes [3, 3], strides [3, 1]): the result "
-                        "would depend on the order of the writes; bind the same view to both or copy one of them";
+  const auto expected =
+      "fusedsl: placeholder \"y\" is written and shares memory with placeholder \"x\" through a "
+      "different view (sizes [3, 3], strides [1, 3] vs sizes [3, 3], strides [3, 1]): the result "
+      "would depend on the order of the writes; bind the same view to both or copy one of them";
   CHECK_THROWS_WITH_AS(prog.run(fx::cpu, x(t), y(t.transpose(0, 1))), doctest::Contains(expected), fusedsl::error);
   CHECK_THROWS_WITH_AS(fx::run_reference(prog, x(t), y(t.transpose(0, 1))), doctest::Contains(expected),
                        fusedsl::error);
@@ -139,9 +144,10 @@ TEST_CASE("error: an input bound to an output's memory and read after the output
   constexpr fx::program read_after{y = x * 2.0f, u = x + 1.0f};
   auto t = random_tensor<float>({3, 7}, 12);
   fx::tensor<float> tu({3, 7});
-  const auto expected = "fusedsl: placeholder \"x\" is bound to the same memory as placeholder \"y\" and is read "
-                        "after a statement writes placeholder \"y\": that read would see the new values; bind a copy "
-                        "of the input";
+  const auto expected =
+      "fusedsl: placeholder \"x\" is bound to the same memory as placeholder \"y\" and is read "
+      "after a statement writes placeholder \"y\": that read would see the new values; bind a copy "
+      "of the input";
   CHECK_THROWS_WITH_AS(read_after.run(fx::cpu, x(t), y(t), u(tu)), doctest::Contains(expected), fusedsl::error);
   CHECK_THROWS_WITH_AS(fx::run_reference(read_after, x(t), y(t), u(tu)), doctest::Contains(expected), fusedsl::error);
   // Allowed when the input is only read before (or by) the statement that writes the output: y = 2 x in place.
@@ -191,9 +197,10 @@ TEST_CASE("error: two reductions of the same type with different constants in on
   constexpr fx::program prog{y = fx::sum(x * 2) + fx::sum(x * 3)};
   const auto tx = random_tensor<float>({3, 4}, 13);
   fx::tensor<float> ty({3, 4});
-  const auto expected = "fusedsl: two reductions sum(x * 2) and sum(x * 3) have the same structure but different "
-                        "constants; fusedsl computes a repeated subexpression once, so assign one of them to an "
-                        "fx::local first";
+  const auto expected =
+      "fusedsl: two reductions sum(x * 2) and sum(x * 3) have the same structure but different "
+      "constants; fusedsl computes a repeated subexpression once, so assign one of them to an "
+      "fx::local first";
   CHECK_THROWS_WITH_AS(prog.run(fx::cpu, x(tx), y(ty)), doctest::Contains(expected), fusedsl::error);
   CHECK_THROWS_WITH_AS(fx::run_reference(prog, x(tx), y(ty)), doctest::Contains(expected), fusedsl::error);
   // The same constant twice is one node, and fine; so is the fx::local workaround.

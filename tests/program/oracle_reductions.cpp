@@ -47,8 +47,8 @@ TEST_CASE("oracle: var and std with correction 0 and 1") {
   check_values(fx::var(x, fx::axis<1>, fx::drop_axes), {2}, {5.0 / 3, 4.0}, 1e-15, 1e-14, x(tx));
   check_values(fx::var(x, fx::axis<1>, fx::drop_axes, fx::correction{1}), {2}, {5.0 / 3, 4.0}, 1e-15, 1e-14, x(tx));
   check_values(fx::var(x, fx::axis<1>, fx::drop_axes, fx::correction{0}), {2}, {1.25, 3.0}, 1e-15, 1e-14, x(tx));
-  check_values(fx::std(x, fx::axis<1>, fx::drop_axes, fx::correction{0}), {2}, {std::sqrt(1.25), std::sqrt(3.0)},
-               1e-15, 1e-14, x(tx));
+  check_values(fx::std(x, fx::axis<1>, fx::drop_axes, fx::correction{0}), {2}, {std::sqrt(1.25), std::sqrt(3.0)}, 1e-15,
+               1e-14, x(tx));
   check_values(fx::std(x, fx::axis<1>, fx::drop_axes), {2}, {std::sqrt(5.0 / 3), 2.0}, 1e-15, 1e-14, x(tx));
   // One element with correction 1: 0 / 0 is NaN (PyTorch gives NaN too).
   constexpr fx::in<"one", double, 1> one;
@@ -70,9 +70,9 @@ TEST_CASE("oracle: var and std with correction 0 and 1") {
 TEST_CASE("oracle: logsumexp with -kInf, +kInf and NaN") {
   constexpr fx::in<"x", double, 2> x;
   const auto tx = make_tensor<double>({6, 2}, {-kInf, 0.0,    //
-                                               -kInf, -kInf,   //
+                                               -kInf, -kInf,  //
                                                kInf, 1.0,     //
-                                               1.0, 2.0,     //
+                                               1.0, 2.0,      //
                                                kNaN, 1.0,     //
                                                1000.0, 1000.0});
   check_values(fx::logsumexp(x, fx::axis<1>, fx::drop_axes), {6},

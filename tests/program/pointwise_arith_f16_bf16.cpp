@@ -5,6 +5,7 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE_TEMPLATE("arithmetic, maximum, minimum, neg, abs, relu and where on f16 and bf16 match the oracle", T, fx::half, fx::bfloat16) {
+TEST_CASE_TEMPLATE("arithmetic, maximum, minimum, neg, abs, relu and where on f16 and bf16 match the oracle", T,
+                   fx::half, fx::bfloat16) {
   check_arithmetic<T>();
 }

@@ -5,6 +5,7 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE_TEMPLATE("arithmetic, maximum, minimum, neg, abs, relu and where on f64 and f32 match the oracle", T, double, float) {
+TEST_CASE_TEMPLATE("arithmetic, maximum, minimum, neg, abs, relu and where on f64 and f32 match the oracle", T, double,
+                   float) {
   check_arithmetic<T>();
 }

@@ -5,6 +5,7 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE_TEMPLATE("arithmetic, maximum, minimum, neg, abs, relu and where on u8 and bool match the oracle", T, std::uint8_t, bool) {
+TEST_CASE_TEMPLATE("arithmetic, maximum, minimum, neg, abs, relu and where on u8 and bool match the oracle", T,
+                   std::uint8_t, bool) {
   check_arithmetic<T>();
 }

@@ -11,8 +11,8 @@ TEST_CASE("logical and, or, not on bool, and on non-bool operands converted to b
   const auto tp = random_tensor<bool>({4, 9}, 51);
   const auto tq = random_tensor<bool>({4, 9}, 52);
   const auto tx = random_tensor<float>({4, 9}, 53);
-  check_each(std::tuple{p && q, p || q, !p, !(p && q) || (x > 0.5f), (x > 0) && p}, {4, 9}, {1, 1, 1, 1, 1},
-             p(tp), q(tq), x(tx));
+  check_each(std::tuple{p && q, p || q, !p, !(p && q) || (x > 0.5f), (x > 0) && p}, {4, 9}, {1, 1, 1, 1, 1}, p(tp),
+             q(tq), x(tx));
   const auto both = check_pointwise(p && q, {4, 9}, 1, p(tp), q(tq));
   const auto either = check_pointwise(p || q, {4, 9}, 1, p(tp), q(tq));
   for (std::int64_t i = 0; i < 36; ++i) {

@@ -57,8 +57,7 @@ TEST_CASE("a statement reads the value an earlier statement wrote") {
   constexpr fx::out<"z", float, 2> z;
   constexpr fx::inout<"t", float, 2> t;
   // z sees the new y; t is doubled, then 1 is added to the doubled value; y is rewritten last.
-  constexpr fx::program prog{y = x + 1.0f, z = y * 2.0f + fx::sum(y, fx::axis<1>), t = t * 2.0f, t += 1.0f,
-                             y = y * y};
+  constexpr fx::program prog{y = x + 1.0f, z = y * 2.0f + fx::sum(y, fx::axis<1>), t = t * 2.0f, t += 1.0f, y = y * y};
   const auto tx = random_tensor<float>({3, 7}, 1120);
   auto ty = fx::tensor<float>({3, 7}), tz = fx::tensor<float>({3, 7});
   auto tt = random_tensor<float>({3, 7}, 1121);

@@ -13,8 +13,8 @@ TEST_CASE("kept axes broadcast back: into a larger output, into an output of low
   // [4, 1, 5] broadcast into [4, 7, 5]: every j holds the same sum. (The CPU executor rejects a bare
   // reduction assigned to a larger target, "a reduction can only be assigned to a target of its own shape",
   // so the reduction is used inside a pointwise value here.)
-  const auto spread = check_against_oracle(fx::sum(x, fx::axis<1>) * 1.0f, {4, 7, 5}, reduction_tolerance<float>(),
-                                           x(tx));
+  const auto spread =
+      check_against_oracle(fx::sum(x, fx::axis<1>) * 1.0f, {4, 7, 5}, reduction_tolerance<float>(), x(tx));
   CHECK(spread(2, 0, 3) == spread(2, 6, 3));
   // [1, 7, 5] written into a rank-2 output [7, 5] (the leading 1 is dropped).
   constexpr fx::out<"y", float, 2> y;
@@ -35,8 +35,8 @@ TEST_CASE("kept axes broadcast back: into a larger output, into an output of low
 TEST_CASE("argmax, var and mean over several axes") {
   const auto tx = random_tensor<float>({4, 7, 5}, 1403);
   // argmax over several axes: the flattened position within the reduced axes, in row-major order.
-  const auto positions = check_against_oracle(fx::argmax(x, fx::axes<0, 2>, fx::drop_axes), {7}, tolerance{0, 0},
-                                              x(tx));
+  const auto positions =
+      check_against_oracle(fx::argmax(x, fx::axes<0, 2>, fx::drop_axes), {7}, tolerance{0, 0}, x(tx));
   for (int j = 0; j < 7; ++j) {
     int best = 0;
     for (int i = 0; i < 4; ++i)
@@ -55,8 +55,8 @@ TEST_CASE("argmax, var and mean over several axes") {
 TEST_CASE("long rows: f32 sums, variances and logsumexp of 1023 values stay within the documented tolerance") {
   constexpr fx::in<"r", float, 2> r;
   const auto tr = random_tensor<float>({3, 1023}, 1404, -2.0, 2.0);
-  const auto sums = check_against_oracle(fx::sum(r, fx::axis<1>, fx::drop_axes), {3}, reduction_tolerance<float>(),
-                                         r(tr));
+  const auto sums =
+      check_against_oracle(fx::sum(r, fx::axis<1>, fx::drop_axes), {3}, reduction_tolerance<float>(), r(tr));
   check_against_oracle(fx::var(r, fx::axis<1>, fx::drop_axes), {3}, reduction_tolerance<float>(), r(tr));
   check_against_oracle(fx::logsumexp(r, fx::axis<-1>), {3, 1}, reduction_tolerance<float>(), r(tr));
   check_against_oracle(fx::mean(r, fx::axis<0>), {1, 1023}, reduction_tolerance<float>(), r(tr));

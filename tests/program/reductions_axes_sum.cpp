@@ -36,10 +36,10 @@ TEST_CASE("sum over every kind of axis list, kept and dropped, direct and buffer
   check_sum_variant(fx::sum(x, fx::axes<0, 1, 2>, fx::drop_axes), {}, tx);
 
   // Hand values for a few of them.
-  const auto by_middle = check_against_oracle(fx::sum(x, fx::axis<1>, fx::drop_axes), {4, 5},
-                                              reduction_tolerance<float>(), x(tx));
-  const auto by_outer = check_against_oracle(fx::sum(x, fx::axes<0, 2>, fx::drop_axes), {7},
-                                             reduction_tolerance<float>(), x(tx));
+  const auto by_middle =
+      check_against_oracle(fx::sum(x, fx::axis<1>, fx::drop_axes), {4, 5}, reduction_tolerance<float>(), x(tx));
+  const auto by_outer =
+      check_against_oracle(fx::sum(x, fx::axes<0, 2>, fx::drop_axes), {7}, reduction_tolerance<float>(), x(tx));
   for (int i = 0; i < 4; ++i)
     for (int k = 0; k < 5; ++k) {
       double s = 0;
@@ -53,4 +53,3 @@ TEST_CASE("sum over every kind of axis list, kept and dropped, direct and buffer
     CHECK(by_outer(j) == doctest::Approx(s).epsilon(1e-5));
   }
 }
-

@@ -4,4 +4,6 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE("sum, max, min, argmax, argmin, any, all and logsumexp of a bf16 tensor match the oracle") { check_common_reductions_of<fx::bfloat16>(830); }
+TEST_CASE("sum, max, min, argmax, argmin, any, all and logsumexp of a bf16 tensor match the oracle") {
+  check_common_reductions_of<fx::bfloat16>(830);
+}

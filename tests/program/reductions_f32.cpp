@@ -4,4 +4,6 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE("sum, max, min, argmax, argmin, any, all and logsumexp of an f32 tensor match the oracle") { check_common_reductions_of<float>(800); }
+TEST_CASE("sum, max, min, argmax, argmin, any, all and logsumexp of an f32 tensor match the oracle") {
+  check_common_reductions_of<float>(800);
+}

@@ -3,4 +3,6 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE("mean, var, std, prod and argmax with ties of an f32 tensor match the oracle") { check_float_only_reductions<float>(805); }
+TEST_CASE("mean, var, std, prod and argmax with ties of an f32 tensor match the oracle") {
+  check_float_only_reductions<float>(805);
+}

@@ -3,4 +3,6 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE("sum, max, min, argmax, argmin, any, all and logsumexp of an f64 tensor match the oracle") { check_common_reductions_of<double>(810); }
+TEST_CASE("sum, max, min, argmax, argmin, any, all and logsumexp of an f64 tensor match the oracle") {
+  check_common_reductions_of<double>(810);
+}

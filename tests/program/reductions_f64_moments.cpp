@@ -3,4 +3,6 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE("mean, var, std, prod and argmax with ties of an f64 tensor match the oracle") { check_float_only_reductions<double>(815); }
+TEST_CASE("mean, var, std, prod and argmax with ties of an f64 tensor match the oracle") {
+  check_float_only_reductions<double>(815);
+}

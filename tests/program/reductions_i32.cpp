@@ -3,4 +3,6 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE("every reduction of an i32 tensor matches the oracle exactly") { check_integer_reductions<std::int32_t>(850); }
+TEST_CASE("every reduction of an i32 tensor matches the oracle exactly") {
+  check_integer_reductions<std::int32_t>(850);
+}

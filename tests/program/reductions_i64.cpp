@@ -3,4 +3,6 @@
 
 using namespace fusedsl_tests;
 
-TEST_CASE("every reduction of an i64 tensor matches the oracle exactly") { check_integer_reductions<std::int64_t>(860); }
+TEST_CASE("every reduction of an i64 tensor matches the oracle exactly") {
+  check_integer_reductions<std::int64_t>(860);
+}

@@ -9,8 +9,8 @@ TEST_CASE("size-1 axes: reductions over them, broadcasting from them, and all-on
   const auto tx = random_tensor<float>({1, 7, 1}, 1201);
   const auto over_one = check_against_oracle(fx::sum(x, fx::axis<0>), {1, 7, 1}, reduction_tolerance<float>(), x(tx));
   for (int j = 0; j < 7; ++j) CHECK(over_one(0, j, 0) == tx(0, j, 0));
-  const auto argmax_one = check_against_oracle(fx::argmax(x, fx::axes<0, 2>, fx::drop_axes), {7}, tolerance{0, 0},
-                                               x(tx));
+  const auto argmax_one =
+      check_against_oracle(fx::argmax(x, fx::axes<0, 2>, fx::drop_axes), {7}, tolerance{0, 0}, x(tx));
   for (int j = 0; j < 7; ++j) CHECK(argmax_one(j) == 0);
   check_against_oracle(fx::var(x, fx::axis<-1>, fx::correction{0}), {1, 7, 1}, reduction_tolerance<float>(), x(tx));
   check_against_oracle(fx::max(x, fx::axis<1>) - x, {1, 7, 1}, reduction_tolerance<float>(), x(tx));
@@ -36,11 +36,12 @@ TEST_CASE("an 8-d program: broadcasting, reductions over several axes and a tran
   const auto tx = random_tensor<float>(sizes, 1301);
   const auto tb = random_tensor<float>({3, 1, 2}, 1302);
   check_pointwise(fx::exp(x) * b + x, sizes, 3, x(tx), b(tb));
-  check_against_oracle(fx::sum(x * b, fx::axes<0, 2, 5>), {1, 1, 1, 1, 2, 1, 1, 2}, reduction_tolerance<float>(),
-                       x(tx), b(tb));
+  check_against_oracle(fx::sum(x * b, fx::axes<0, 2, 5>), {1, 1, 1, 1, 2, 1, 1, 2}, reduction_tolerance<float>(), x(tx),
+                       b(tb));
   check_against_oracle(fx::max(x, fx::axes<-1, 4, 2>, fx::drop_axes), {2, 1, 1, 3, 1}, reduction_tolerance<float>(),
                        x(tx));
-  check_against_oracle(fx::exp(x - fx::max(x, fx::axis<-1>)) / fx::sum(fx::exp(x - fx::max(x, fx::axis<-1>)), fx::axis<-1>),
+  check_against_oracle(fx::exp(x - fx::max(x, fx::axis<-1>)) /
+                           fx::sum(fx::exp(x - fx::max(x, fx::axis<-1>)), fx::axis<-1>),
                        sizes, tolerance{1e-5, 1e-6}, x(tx));
   // A transposed 8-d view (axes 0 and 4 both have size 2: same sizes, other strides).
   const auto base = random_tensor<float>(sizes, 1303);
@@ -49,8 +50,8 @@ TEST_CASE("an 8-d program: broadcasting, reductions over several axes and a tran
   const auto moved = check_pointwise(x + 1.0f, sizes, 1, x(swapped));
   CHECK(moved(1, 0, 2, 0, 0, 1, 0, 1) == base(0, 0, 2, 0, 1, 1, 0, 1) + 1.0f);
   CHECK(moved(0, 0, 1, 0, 1, 2, 0, 0) == base(1, 0, 1, 0, 0, 2, 0, 0) + 1.0f);
-  const auto total = check_against_oracle(fx::sum(x, fx::axes<>, fx::drop_axes), {}, reduction_tolerance<float>(),
-                                          x(swapped));
+  const auto total =
+      check_against_oracle(fx::sum(x, fx::axes<>, fx::drop_axes), {}, reduction_tolerance<float>(), x(swapped));
   double expected = 0;
   for (std::int64_t k = 0; k < base.numel(); ++k) expected += base.data()[k];
   CHECK(total.data()[0] == doctest::Approx(expected).epsilon(1e-5));

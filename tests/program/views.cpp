@@ -12,9 +12,9 @@ TEST_CASE("inputs bound to a transposed, a sliced-with-step and an expanded view
   const auto base_a = random_tensor<float>({7, 3}, 1001);
   const auto base_b = random_tensor<float>({5, 22}, 1002);
   const auto base_c = random_tensor<float>({7}, 1003);
-  const auto va = base_a.transpose(0, 1);                    // [3, 7], strides [1, 3]
+  const auto va = base_a.transpose(0, 1);                       // [3, 7], strides [1, 3]
   const auto vb = base_b.slice(0, 1, 5, 2).slice(1, 1, 22, 3);  // [2, 7], strides [44, 3]
-  const auto vc = base_c.view().expand({3, 7});              // [3, 7], strides [0, 1]
+  const auto vc = base_c.view().expand({3, 7});                 // [3, 7], strides [0, 1]
   REQUIRE(va.sizes() == fx::shape{3, 7});
   REQUIRE(vb.sizes() == fx::shape{2, 7});
   REQUIRE(vc.strides() == fx::shape{0, 1});
@@ -31,8 +31,8 @@ TEST_CASE("inputs bound to a transposed, a sliced-with-step and an expanded view
     for (int j = 0; j < 7; ++j) CHECK(from_slices(i, j) == doctest::Approx(-base_b(1 + 2 * i, 1 + 3 * j)));
 
   // Reductions read through the views, too: a row sum of the transposed view is a column sum of its base.
-  const auto row_sums = check_against_oracle(fx::sum(a, fx::axis<1>, fx::drop_axes), {3},
-                                             reduction_tolerance<float>(), a(va));
+  const auto row_sums =
+      check_against_oracle(fx::sum(a, fx::axis<1>, fx::drop_axes), {3}, reduction_tolerance<float>(), a(va));
   for (int i = 0; i < 3; ++i) {
     double s = 0;
     for (int j = 0; j < 7; ++j) s += base_a(j, i);
@@ -41,8 +41,8 @@ TEST_CASE("inputs bound to a transposed, a sliced-with-step and an expanded view
   check_against_oracle(fx::max(b, fx::axis<0>) + fx::argmin(c, fx::axis<1>), {3, 7}, reduction_tolerance<float>(),
                        b(vb), c(vc));
   // An expanded view along the reduced axis: every row is base_c, so the column sums are 3 * base_c.
-  const auto column_sums = check_against_oracle(fx::sum(c, fx::axis<0>, fx::drop_axes), {7},
-                                                reduction_tolerance<float>(), c(vc));
+  const auto column_sums =
+      check_against_oracle(fx::sum(c, fx::axis<0>, fx::drop_axes), {7}, reduction_tolerance<float>(), c(vc));
   for (int j = 0; j < 7; ++j) CHECK(column_sums.data()[j] == doctest::Approx(3.0 * base_c(j)));
 }
 
@@ -121,7 +121,8 @@ TEST_CASE("a large program over views takes the parallel path and still matches 
   const auto base = random_tensor<float>({400, 300}, 1006);
   const auto vx = base.transpose(0, 1);  // [300, 400]: 120000 elements, above the OpenMP threshold
   check_pointwise(fx::tanh(x) * x, {300, 400}, 2, x(vx));
-  check_against_oracle(fx::exp(x - fx::max(x, fx::axis<1>)) / fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>),
+  check_against_oracle(fx::exp(x - fx::max(x, fx::axis<1>)) /
+                           fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>),
                        {300, 400}, tolerance{1e-5, 1e-6}, x(vx));
   check_against_oracle(fx::sum(x, fx::axis<0>), {1, 400}, reduction_tolerance<float>(), x(vx));
 }

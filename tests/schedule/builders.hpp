@@ -38,14 +38,15 @@ constexpr node_spec make_node(const std::string& name, node_kind kind, std::int6
 }
 
 // A pointwise node over n elements.
-constexpr node_spec pointwise(const std::string& name, const std::vector<dep_spec>& reads, const std::vector<dep_spec>& writes,
-                              std::int64_t n, const std::string& device = "cuda:0") {
+constexpr node_spec pointwise(const std::string& name, const std::vector<dep_spec>& reads,
+                              const std::vector<dep_spec>& writes, std::int64_t n,
+                              const std::string& device = "cuda:0") {
   return make_node(name, node_kind::pointwise, n, 1, reads, writes, device);
 }
 
 // A reduction node: numel outputs, each reducing rnumel elements.
-constexpr node_spec reduction(const std::string& name, const std::vector<dep_spec>& reads, const std::vector<dep_spec>& writes,
-                              std::int64_t numel, std::int64_t rnumel) {
+constexpr node_spec reduction(const std::string& name, const std::vector<dep_spec>& reads,
+                              const std::vector<dep_spec>& writes, std::int64_t numel, std::int64_t rnumel) {
   return make_node(name, node_kind::reduction, numel, rnumel, reads, writes);
 }
 
@@ -56,8 +57,8 @@ constexpr node_spec other(const std::string& name, node_kind k, const std::vecto
 }
 
 // A row-wise reduction of an rows x cols input into rows values.
-constexpr node_spec row_reduce(const std::string& name, const std::string& in, const std::string& out, std::int64_t rows,
-                               std::int64_t cols) {
+constexpr node_spec row_reduce(const std::string& name, const std::string& in, const std::string& out,
+                               std::int64_t rows, std::int64_t cols) {
   std::string index = fusedsl::detail::to_decimal(cols);
   index += "*d0 + d1";
   return reduction(name, {fusedsl::memory_dep(in, index, {rows, cols}, 4 * rows * cols)},

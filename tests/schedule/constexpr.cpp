@@ -17,8 +17,8 @@ constexpr fx::graph softmax_graph() {
   g.add_node(row_reduce("amax", "x", "mx", 1024, 4096));
   g.add_node(row_reduce("sum", "x", "sm", 1024, 4096));
   g.add_node(pointwise("div",
-                       {fx::memory_dep("x", "4096*d0 + d1", {1024, 4096}, 1 << 24), fx::memory_dep("mx", "d0", {1024}, 4096),
-                        fx::memory_dep("sm", "d0", {1024}, 4096)},
+                       {fx::memory_dep("x", "4096*d0 + d1", {1024, 4096}, 1 << 24),
+                        fx::memory_dep("mx", "d0", {1024}, 4096), fx::memory_dep("sm", "d0", {1024}, 4096)},
                        {fx::memory_dep("y", "4096*d0 + d1", {1024, 4096}, 1 << 24)}, 1024 * 4096));
   g.add_output("y");
   g.finalize();

@@ -60,7 +60,9 @@ TEST_CASE("to_dot draws one cluster per kernel; to_json lists fused_groups") {
 TEST_CASE("python_sort_descending keeps equal elements in order (stable, like list.sort)") {
   std::vector<int> v{3, 1, 3, 2, 1};
   std::vector<int> idx{0, 1, 2, 3, 4};
-  fx::detail::python_sort_descending(idx, [&](int a, int b) { return v[static_cast<std::size_t>(a)] < v[static_cast<std::size_t>(b)]; });
+  fx::detail::python_sort_descending(idx, [&](int a, int b) {
+    return v[static_cast<std::size_t>(a)] < v[static_cast<std::size_t>(b)];
+  });
   CHECK(idx == std::vector<int>{0, 2, 3, 1, 4});
   std::vector<int> big(300), ref(300);
   for (int i = 0; i < 300; ++i) big[static_cast<std::size_t>(i)] = ref[static_cast<std::size_t>(i)] = (i * 7919) % 101;

@@ -25,7 +25,8 @@ dep_spec scalar(std::string buf, std::int64_t bytes) { return fx::memory_dep(std
 }  // namespace
 
 TEST_CASE("a fusable pair passes every gate") {
-  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
+  auto g =
+      finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
   CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::none);
 }
 
@@ -45,7 +46,8 @@ TEST_CASE("gate: extern and nop nodes never fuse") {
 }
 
 TEST_CASE("gate: node1 must go before node2") {
-  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
+  auto g =
+      finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
   CHECK(fx::check_fusion(g, "b", "a") == why_no_fuse::order);
   CHECK(std::string(fx::to_string(why_no_fuse::order)) == "node1 must go before node2");
 }
@@ -78,7 +80,8 @@ TEST_CASE("gate: device mismatch") {
 }
 
 TEST_CASE("gate: no shared data (unless aggressive fusion, for pointwise pairs)") {
-  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("y", N)}, {flat("u", N)}, N)});
+  auto g =
+      finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("y", N)}, {flat("u", N)}, N)});
   CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::no_shared_data);
   fx::fuse_config aggressive;
   aggressive.aggressive_fusion = true;
@@ -87,7 +90,8 @@ TEST_CASE("gate: no shared data (unless aggressive fusion, for pointwise pairs)"
 }
 
 TEST_CASE("gate: exceeds max fusion size") {
-  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
+  auto g =
+      finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)});
   fx::fuse_config small;
   small.max_fusion_size = 1;
   CHECK(fx::check_fusion(g, "a", "b", small) == why_no_fuse::exceeds_max_fusion);
@@ -120,11 +124,12 @@ TEST_CASE("gate: too many unique input/output buffers (when limited)") {
 }
 
 TEST_CASE("gate (vertical): every read of node2 from node1 must match node1's write index") {
-  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N),
-                      pointwise("shifted", {flat("x", N), fx::memory_dep("t", "d0 + 1", {N}, 4 * N)}, {flat("u", N)}, N),
-                      pointwise("star", {flat("x", N), fx::star_dep("t", 4 * N)}, {flat("v", N)}, N),
-                      pointwise("bcast", {flat("x", N), fx::memory_dep("t", "d0", {N, 4}, 16 * N)},
-                                {fx::memory_dep("w", "4*d0 + d1", {N, 4}, 16 * N)}, 4 * N)});
+  auto g =
+      finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N),
+                 pointwise("shifted", {flat("x", N), fx::memory_dep("t", "d0 + 1", {N}, 4 * N)}, {flat("u", N)}, N),
+                 pointwise("star", {flat("x", N), fx::star_dep("t", 4 * N)}, {flat("v", N)}, N),
+                 pointwise("bcast", {flat("x", N), fx::memory_dep("t", "d0", {N, 4}, 16 * N)},
+                           {fx::memory_dep("w", "4*d0 + d1", {N, 4}, 16 * N)}, 4 * N)});
   CHECK(fx::check_fusion(g, "a", "shifted") == why_no_fuse::memory_deps_mismatch);
   CHECK(fx::check_fusion(g, "a", "star") == why_no_fuse::memory_deps_mismatch);
   // A broadcasting read (extra trailing loop) still matches the write; the pair then
@@ -175,12 +180,13 @@ TEST_CASE("gate (backend): pointwise pairs need equal numel") {
 
 TEST_CASE("gate (backend): a pointwise node after a reduction") {
   // softmax-like: the pointwise node has numel rows*cols; a row-sized one has numel rows.
-  auto g = finalized({row_reduce("r", "x", "s", 1024, 4096),
-                      pointwise("full", {fx::memory_dep("x", "4096*d0 + d1", {1024, 4096}, 1 << 24),
-                                         fx::memory_dep("s", "d0", {1024}, 4096)},
-                                {fx::memory_dep("y", "4096*d0 + d1", {1024, 4096}, 1 << 24)}, 1024 * 4096),
-                      pointwise("rows", {flat("s", 1024)}, {flat("z", 1024)}, 1024),
-                      pointwise("odd", {flat("s", 1024), flat("q", 1000)}, {flat("o", 1000)}, 1000)});
+  auto g = finalized(
+      {row_reduce("r", "x", "s", 1024, 4096),
+       pointwise("full",
+                 {fx::memory_dep("x", "4096*d0 + d1", {1024, 4096}, 1 << 24), fx::memory_dep("s", "d0", {1024}, 4096)},
+                 {fx::memory_dep("y", "4096*d0 + d1", {1024, 4096}, 1 << 24)}, 1024 * 4096),
+       pointwise("rows", {flat("s", 1024)}, {flat("z", 1024)}, 1024),
+       pointwise("odd", {flat("s", 1024), flat("q", 1000)}, {flat("o", 1000)}, 1000)});
   CHECK(fx::check_fusion(g, "r", "full") == why_no_fuse::none);
   CHECK(fx::check_fusion(g, "r", "rows") == why_no_fuse::none);
   CHECK(fx::check_fusion(g, "r", "odd") == why_no_fuse::numel_incompatible);
@@ -191,9 +197,10 @@ TEST_CASE("gate (backend): a pointwise node after a reduction") {
 
 TEST_CASE("gate (backend): loops that cannot be split across (numel, rnumel)") {
   // numel 24 = 6 x 4, but the pointwise loops are 4 x 6: the first loop straddles the split.
-  auto g = finalized({reduction("r", {scalar("w", 1024), fx::memory_dep("x", "4*d0 + d1", {6, 4}, 96)}, {flat("s", 6)}, 6, 4),
-                      pointwise("p", {scalar("w", 1024), fx::memory_dep("y", "6*d0 + d1", {4, 6}, 96)},
-                                {fx::memory_dep("z", "6*d0 + d1", {4, 6}, 96)}, 24)});
+  auto g = finalized(
+      {reduction("r", {scalar("w", 1024), fx::memory_dep("x", "4*d0 + d1", {6, 4}, 96)}, {flat("s", 6)}, 6, 4),
+       pointwise("p", {scalar("w", 1024), fx::memory_dep("y", "6*d0 + d1", {4, 6}, 96)},
+                 {fx::memory_dep("z", "6*d0 + d1", {4, 6}, 96)}, 24)});
   CHECK(fx::check_fusion(g, "r", "p") == why_no_fuse::rnumel_incompatible);
 }
 
@@ -240,10 +247,10 @@ TEST_CASE("gate (backend): foreach nodes, as dumps show them (one node listing i
     s.members = members;
     return s;
   };
-  auto g = finalized({foreach("f1", {flat("x", N), flat("y", N)}, {flat("a", N), flat("b", N)}, {"f1_0", "f1_1"}),
-                      foreach("f2", {flat("a", N), flat("b", N)}, {flat("c", N), flat("d", N)}, {"f2_0", "f2_1"}),
-                      foreach("f3", {flat("c", N), flat("x", N), flat("e", N)}, {flat("p", N), flat("q", N), flat("r", N)},
-                              {"f3_0", "f3_1", "f3_2"}),
+  auto g = finalized({foreach ("f1", {flat("x", N), flat("y", N)}, {flat("a", N), flat("b", N)}, {"f1_0", "f1_1"}),
+                      foreach ("f2", {flat("a", N), flat("b", N)}, {flat("c", N), flat("d", N)}, {"f2_0", "f2_1"}),
+                      foreach ("f3", {flat("c", N), flat("x", N), flat("e", N)},
+                               {flat("p", N), flat("q", N), flat("r", N)}, {"f3_0", "f3_1", "f3_2"}),
                       reduction("red", {flat("x", N)}, {fx::memory_dep("s", "0", {}, 4)}, 1, N),
                       pointwise("pw", {flat("x", N)}, {flat("o", N)}, N)});
   CHECK(fx::check_fusion(g, "f1", "f2") == why_no_fuse::none);

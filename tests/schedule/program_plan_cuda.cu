@@ -21,15 +21,15 @@ constexpr fx::out<"y", float, 2> y;
 /// Row softmax: two reductions and the pointwise division, one kernel.
 template <int = 0>
 constexpr int softmax_kernels() {
-  return fx::kernel_count(fx::program{
-      y = fx::exp(x - fx::max(x, fx::axis<1>)) / fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)});
+  return fx::kernel_count(fx::program{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
+                                          fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)});
 }
 
 /// Layernorm with scale and shift: mean and variance of each row, then the normalisation, one kernel.
 template <int = 0>
 constexpr int layernorm_kernels() {
-  return fx::kernel_count(fx::program{
-      y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>) + 1e-5f) * gamma + beta});
+  return fx::kernel_count(
+      fx::program{y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>) + 1e-5f) * gamma + beta});
 }
 
 static_assert(softmax_kernels() == 1, "nvcc folds the plan of a softmax: one kernel");

@@ -129,10 +129,14 @@ TEST_CASE("fuse_nodes stops after 10 rounds, when nothing changes, or at one nod
   CHECK(fx::fuse_nodes(g, three).rounds.size() == 3);
 
   // A chain fuses to one node in round 1 and stops there.
-  auto chain = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)}, {"u"});
+  auto chain =
+      finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("t", N)}, {flat("u", N)}, N)},
+                {"u"});
   CHECK(fx::fuse_nodes(chain, no_reorder).rounds.size() == 1);
   // Nothing fusable: one round, no change, stop.
-  auto apart = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("y", N)}, {flat("u", N)}, N)}, {"t", "u"});
+  auto apart =
+      finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("b", {flat("y", N)}, {flat("u", N)}, N)},
+                {"t", "u"});
   CHECK(fx::fuse_nodes(apart, no_reorder).rounds.size() == 1);
 }
 
@@ -150,7 +154,8 @@ struct keep_apart : fx::inductor_policy {
 }  // namespace
 
 TEST_CASE("the fusion policy is replaceable") {
-  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N), pointwise("keep", {flat("t", N)}, {flat("u", N)}, N),
+  auto g = finalized({pointwise("a", {flat("x", N)}, {flat("t", N)}, N),
+                      pointwise("keep", {flat("t", N)}, {flat("u", N)}, N),
                       pointwise("c", {flat("u", N)}, {flat("v", N)}, N)},
                      {"v"});
   CHECK(fx::fuse_nodes(g).group_count() == 1);
@@ -162,17 +167,19 @@ TEST_CASE("the fusion policy is replaceable") {
 TEST_CASE("mutation: an in-place update is scheduled after every reader of the old value") {
   // Two readers of x (r1 reads it shifted, so it cannot fuse with the update), then m
   // updates x in place, then a reader of the new value.
-  auto g = finalized({pointwise("r1", {fx::memory_dep("x", "d0 + 1", {N - 1}, 4 * N)}, {flat("a", N - 1)}, N - 1),
-                      pointwise("r2", {flat("x", N)}, {flat("b", N)}, N),
-                      pointwise("m", {fx::star_dep("x", 4 * N), flat("b", N), fx::weak_dep("a", "m_out"), fx::weak_dep("b", "m_out")},
-                                {flat("m_out", N)}, N),
-                      pointwise("after", {flat("m_out", N)}, {flat("z", N)}, N)},
-                     {"a", "z"});
+  auto g = finalized(
+      {pointwise("r1", {fx::memory_dep("x", "d0 + 1", {N - 1}, 4 * N)}, {flat("a", N - 1)}, N - 1),
+       pointwise("r2", {flat("x", N)}, {flat("b", N)}, N),
+       pointwise("m", {fx::star_dep("x", 4 * N), flat("b", N), fx::weak_dep("a", "m_out"), fx::weak_dep("b", "m_out")},
+                 {flat("m_out", N)}, N),
+       pointwise("after", {flat("m_out", N)}, {flat("z", N)}, N)},
+      {"a", "z"});
   auto p = fx::fuse_nodes(g);
   auto pos = [&](const char* name) {
     int id = g.find_node(name);
     for (std::size_t i = 0; i < p.groups.size(); ++i)
-      if (std::find(p.groups[i].nodes.begin(), p.groups[i].nodes.end(), id) != p.groups[i].nodes.end()) return static_cast<int>(i);
+      if (std::find(p.groups[i].nodes.begin(), p.groups[i].nodes.end(), id) != p.groups[i].nodes.end())
+        return static_cast<int>(i);
     return -1;
   };
   CHECK(pos("r1") < pos("m"));

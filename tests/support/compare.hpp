@@ -52,8 +52,8 @@ std::string mismatch(const tensor_view<A>& actual, const tensor_view<B>& expecte
     if (!(both_nan || same_inf || close || a == b)) {
       std::ostringstream text;
       text.precision(9);
-      text << "element " << flat << " (index " << to_string(index) << "): got " << a << ", expected " << b
-           << " (rtol " << tol.rtol << ", atol " << tol.atol << ")";
+      text << "element " << flat << " (index " << to_string(index) << "): got " << a << ", expected " << b << " (rtol "
+           << tol.rtol << ", atol " << tol.atol << ")";
       return text.str();
     }
     for (int d = index.rank() - 1; d >= 0; --d) {
@@ -67,8 +67,8 @@ std::string mismatch(const tensor_view<A>& actual, const tensor_view<B>& expecte
 }  // namespace fusedsl::testing
 
 /// CHECK that a result matches the oracle's, printing the first mismatch.
-#define FUSEDSL_CHECK_CLOSE(actual, expected, tol)                                                    \
-  do {                                                                                                \
-    const std::string fusedsl_mismatch = ::fusedsl::testing::mismatch((actual), (expected), (tol));  \
-    CHECK_MESSAGE(fusedsl_mismatch.empty(), fusedsl_mismatch);                                        \
+#define FUSEDSL_CHECK_CLOSE(actual, expected, tol)                                                  \
+  do {                                                                                              \
+    const std::string fusedsl_mismatch = ::fusedsl::testing::mismatch((actual), (expected), (tol)); \
+    CHECK_MESSAGE(fusedsl_mismatch.empty(), fusedsl_mismatch);                                      \
   } while (false)

@@ -86,9 +86,14 @@ TEST_CASE("copy of empty and rank-0 views") {
 TEST_CASE("copy checks sizes and refuses destinations that repeat elements") {
   const tensor<int> src = numbered({2, 3});
   tensor<int> dst({3, 2});
-  CHECK_THROWS_WITH_AS(fusedsl::copy(src, dst), doctest::Contains("copy: source sizes [2, 3] and destination sizes [3, 2] differ"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(fusedsl::copy(src, dst),
+                       doctest::Contains("copy: source sizes [2, 3] and destination sizes [3, 2] differ"),
+                       fusedsl::error);
   tensor<int> row({1, 3});
-  CHECK_THROWS_WITH_AS(fusedsl::copy(src, row.expand({2, 3})), doctest::Contains("copy: the destination has stride 0 at axis 0 (sizes [2, 3], strides [0, 1]), so several elements would be written to one memory location"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(fusedsl::copy(src, row.expand({2, 3})),
+                       doctest::Contains("copy: the destination has stride 0 at axis 0 (sizes [2, 3], strides [0, 1]), "
+                                         "so several elements would be written to one memory location"),
+                       fusedsl::error);
 }
 
 TEST_CASE("contiguous makes a dense copy on the same device") {
@@ -110,8 +115,11 @@ TEST_CASE("copy to or from a cuda view needs the CUDA runtime") {
   const tensor<int> src = numbered({2, 3});
   int memory[6] = {};
   const tensor_view<int> on_gpu(memory, {2, 3}, device::cuda);
-  CHECK_THROWS_WITH_AS(fusedsl::copy(src, on_gpu), doctest::Contains("compiled without the CUDA runtime"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(fusedsl::copy(on_gpu, tensor<int>({2, 3}).view()), doctest::Contains("compiled without the CUDA runtime"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(fusedsl::contiguous(on_gpu), doctest::Contains("compiled without the CUDA runtime"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(fusedsl::copy(src, on_gpu), doctest::Contains("compiled without the CUDA runtime"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(fusedsl::copy(on_gpu, tensor<int>({2, 3}).view()),
+                       doctest::Contains("compiled without the CUDA runtime"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(fusedsl::contiguous(on_gpu), doctest::Contains("compiled without the CUDA runtime"),
+                       fusedsl::error);
 }
 #endif

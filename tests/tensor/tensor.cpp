@@ -106,8 +106,10 @@ TEST_CASE("empty and rank-0 tensors") {
 }
 
 TEST_CASE("a negative size is rejected before allocating") {
-  CHECK_THROWS_WITH_AS(tensor<float>({2, -3}), doctest::Contains("tensor: sizes [2, -3] have a negative size at axis 1"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(tensor<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}), doctest::Contains("shape: cannot have more than 8 axes"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(tensor<float>({2, -3}),
+                       doctest::Contains("tensor: sizes [2, -3] have a negative size at axis 1"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(tensor<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                       doctest::Contains("shape: cannot have more than 8 axes"), fusedsl::error);
 }
 
 #if !defined(FUSEDSL_HAS_CUDA_RUNTIME)

@@ -48,7 +48,8 @@ TEST_CASE("cpu -> cuda -> cpu round trip") {
 
 TEST_CASE("full, half and bool on the device") {
   CHECK(tensor<float>::full({1000}, 3.5f, device::cuda).to(device::cpu)(999) == 3.5f);
-  CHECK(static_cast<float>(tensor<fusedsl::half>::full({8}, fusedsl::half(-0.25f), device::cuda).to(device::cpu)(7)) == -0.25f);
+  CHECK(static_cast<float>(tensor<fusedsl::half>::full({8}, fusedsl::half(-0.25f), device::cuda).to(device::cpu)(7)) ==
+        -0.25f);
   CHECK(tensor<bool>::full({3}, true, device::cuda).to(device::cpu)(2));
 }
 
@@ -96,7 +97,8 @@ TEST_CASE("strided copies between every device pair") {
   }
   SUBCASE("contiguous cuda views of different shapes are refused") {
     tensor<int> dst({6, 4}, device::cuda);
-    CHECK_THROWS_WITH_AS(fusedsl::copy(gpu, dst), doctest::Contains("source sizes [4, 6] and destination sizes [6, 4] differ"), fusedsl::error);
+    CHECK_THROWS_WITH_AS(fusedsl::copy(gpu, dst),
+                         doctest::Contains("source sizes [4, 6] and destination sizes [6, 4] differ"), fusedsl::error);
   }
 }
 
@@ -113,7 +115,8 @@ TEST_CASE("host element access to cuda memory is refused") {
 }
 
 TEST_CASE("CUDA failures become fusedsl::error with the CUDA message") {
-  CHECK_THROWS_WITH_AS(tensor<double>({std::int64_t{1} << 50}, device::cuda), doctest::Contains("cudaMalloc failed: cudaErrorMemoryAllocation"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(tensor<double>({std::int64_t{1} << 50}, device::cuda),
+                       doctest::Contains("cudaMalloc failed: cudaErrorMemoryAllocation"), fusedsl::error);
 }
 
 int main(int argc, char** argv) {

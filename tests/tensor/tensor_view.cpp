@@ -57,9 +57,14 @@ TEST_CASE("the default view is empty") {
 
 TEST_CASE("construction checks ranks, sizes and strides") {
   float x = 0;
-  CHECK_THROWS_WITH_AS(tensor_view<float>(&x, {2, 3}, {1}), doctest::Contains("sizes [2, 3] and strides [1] have different ranks (2 and 1)"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(tensor_view<float>(&x, {2, -1}), doctest::Contains("sizes [2, -1] have a negative size at axis 1"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(tensor_view<float>(&x, {2, 2}, {-2, 1}), doctest::Contains("negative stride at axis 0; only non-negative strides are supported"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(tensor_view<float>(&x, {2, 3}, {1}),
+                       doctest::Contains("sizes [2, 3] and strides [1] have different ranks (2 and 1)"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(tensor_view<float>(&x, {2, -1}),
+                       doctest::Contains("sizes [2, -1] have a negative size at axis 1"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(tensor_view<float>(&x, {2, 2}, {-2, 1}),
+                       doctest::Contains("negative stride at axis 0; only non-negative strides are supported"),
+                       fusedsl::error);
 }
 
 TEST_CASE("permute and transpose reorder sizes and strides without copying") {
@@ -81,10 +86,15 @@ TEST_CASE("permute and transpose reorder sizes and strides without copying") {
       for (int k = 0; k < 2; ++k) CHECK(t(i, j, k) == v(k, j, i));
   CHECK(t.transpose(0, 2).is_contiguous());
 
-  CHECK_THROWS_WITH_AS(v.permute({0, 0, 1}), doctest::Contains("permute: order [0, 0, 1] is not a permutation of the axes of a rank-3 view"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.permute({0, 0, 1}),
+                       doctest::Contains("permute: order [0, 0, 1] is not a permutation of the axes of a rank-3 view"),
+                       fusedsl::error);
   CHECK_THROWS_WITH_AS(v.permute({0, 1, 3}), doctest::Contains("is not a permutation"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v.permute({1, 0}), doctest::Contains("permute: order [1, 0] has length 2 but the view has rank 3"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v.transpose(0, 3), doctest::Contains("transpose: axis 3 is out of range for a rank-3 view (expected -3 to 2)"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.permute({1, 0}),
+                       doctest::Contains("permute: order [1, 0] has length 2 but the view has rank 3"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.transpose(0, 3),
+                       doctest::Contains("transpose: axis 3 is out of range for a rank-3 view (expected -3 to 2)"),
+                       fusedsl::error);
   CHECK_THROWS_WITH_AS(v.size(-4), doctest::Contains("size: axis -4 is out of range"), fusedsl::error);
   CHECK_THROWS_WITH_AS(v.stride(3), doctest::Contains("stride: axis 3 is out of range"), fusedsl::error);
 }
@@ -108,7 +118,11 @@ TEST_CASE("slice with a step selects every step-th element") {
   CHECK(twice(1, 0) == 14.0f);
   CHECK(twice(1, 1) == 18.0f);
 
-  CHECK_THROWS_WITH_AS(v.slice(1, 2, 11), doctest::Contains("slice: axis 1 of size 10 expects 0 <= start <= stop <= 10 and step >= 1, got start 2, stop 11, step 1"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(
+      v.slice(1, 2, 11),
+      doctest::Contains(
+          "slice: axis 1 of size 10 expects 0 <= start <= stop <= 10 and step >= 1, got start 2, stop 11, step 1"),
+      fusedsl::error);
   CHECK_THROWS_WITH_AS(v.slice(0, 2, 1), doctest::Contains("got start 2, stop 1, step 1"), fusedsl::error);
   CHECK_THROWS_WITH_AS(v.slice(0, -1, 1), doctest::Contains("got start -1"), fusedsl::error);
   CHECK_THROWS_WITH_AS(v.slice(0, 0, 1, 0), doctest::Contains("step 0"), fusedsl::error);
@@ -131,9 +145,15 @@ TEST_CASE("expand repeats size-1 axes with stride 0 and adds leading axes") {
   const tensor_view<float> scalar(values.data(), shape{});
   CHECK(scalar.expand({5}).strides() == shape{0});
 
-  CHECK_THROWS_WITH_AS(column.expand({2, 4}), doctest::Contains("expand: cannot expand sizes [3, 1] to [2, 4]: axis 0 has size 3, expected 1 or 2"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(column.expand({3}), doctest::Contains("expand: cannot expand sizes [3, 1] to [3], which has fewer axes"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(column.expand({3, -1}), doctest::Contains("expand: sizes [3, -1] have a negative size at axis 1"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(column.expand({2, 4}),
+                       doctest::Contains(
+                           "expand: cannot expand sizes [3, 1] to [2, 4]: axis 0 has size 3, expected 1 or 2"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(column.expand({3}),
+                       doctest::Contains("expand: cannot expand sizes [3, 1] to [3], which has fewer axes"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(column.expand({3, -1}),
+                       doctest::Contains("expand: sizes [3, -1] have a negative size at axis 1"), fusedsl::error);
 }
 
 TEST_CASE("reshape views contiguous data with new sizes") {
@@ -157,14 +177,24 @@ TEST_CASE("reshape views contiguous data with new sizes") {
 TEST_CASE("reshape rejects non-contiguous views and impossible sizes") {
   std::vector<float> values = iota(24);
   const tensor_view<float> v(values.data(), {2, 3, 4});
-  CHECK_THROWS_WITH_AS(v.transpose(0, 1).reshape({6, 4}), doctest::Contains("reshape: the view with sizes [3, 2, 4] and strides [4, 12, 1] is not contiguous; copy it first with fusedsl::contiguous(view)"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v.slice(2, 0, 4, 2).reshape({12}), doctest::Contains("is not contiguous; copy it first"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v.reshape({5, 5}), doctest::Contains("reshape: cannot reshape sizes [2, 3, 4] (24 elements) to [5, 5]"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v.reshape({5, -1}), doctest::Contains("cannot reshape sizes [2, 3, 4] (24 elements) to [5, -1]"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v.reshape({-1, -1}), doctest::Contains("reshape: sizes [-1, -1] may hold -1 once and no other negative size"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.transpose(0, 1).reshape({6, 4}),
+                       doctest::Contains("reshape: the view with sizes [3, 2, 4] and strides [4, 12, 1] is not "
+                                         "contiguous; copy it first with fusedsl::contiguous(view)"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.slice(2, 0, 4, 2).reshape({12}), doctest::Contains("is not contiguous; copy it first"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.reshape({5, 5}),
+                       doctest::Contains("reshape: cannot reshape sizes [2, 3, 4] (24 elements) to [5, 5]"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.reshape({5, -1}), doctest::Contains("cannot reshape sizes [2, 3, 4] (24 elements) to [5, -1]"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.reshape({-1, -1}),
+                       doctest::Contains("reshape: sizes [-1, -1] may hold -1 once and no other negative size"),
+                       fusedsl::error);
   CHECK_THROWS_WITH_AS(v.reshape({-2, 12}), doctest::Contains("may hold -1 once"), fusedsl::error);
   const tensor_view<float> empty(values.data(), {0, 3});
-  CHECK_THROWS_WITH_AS(empty.reshape({0, -1}), doctest::Contains("cannot reshape sizes [0, 3] (0 elements) to [0, -1]"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(empty.reshape({0, -1}), doctest::Contains("cannot reshape sizes [0, 3] (0 elements) to [0, -1]"),
+                       fusedsl::error);
 }
 
 TEST_CASE("unsqueeze and squeeze add and remove size-1 axes") {
@@ -178,21 +208,32 @@ TEST_CASE("unsqueeze and squeeze add and remove size-1 axes") {
   CHECK(v.unsqueeze(1).squeeze(1).sizes() == v.sizes());
   CHECK(v.unsqueeze(1).squeeze(1).strides() == v.strides());
   CHECK(v.unsqueeze(2)(1, 2, 0) == 5.0f);
-  CHECK_THROWS_WITH_AS(v.squeeze(0), doctest::Contains("squeeze: axis 0 of sizes [2, 3] has size 2, expected 1"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v.unsqueeze(3), doctest::Contains("unsqueeze: axis 3 is out of range for a rank-3 view"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.squeeze(0), doctest::Contains("squeeze: axis 0 of sizes [2, 3] has size 2, expected 1"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.unsqueeze(3), doctest::Contains("unsqueeze: axis 3 is out of range for a rank-3 view"),
+                       fusedsl::error);
   const tensor_view<float> full_rank(values.data(), {1, 1, 1, 1, 1, 1, 1, 1});
-  CHECK_THROWS_WITH_AS(full_rank.unsqueeze(0), doctest::Contains("shape: cannot have more than 8 axes"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(full_rank.unsqueeze(0), doctest::Contains("shape: cannot have more than 8 axes"),
+                       fusedsl::error);
 }
 
 TEST_CASE("element access checks the index count, the bounds and the device") {
   std::vector<float> values = iota(6);
   const tensor_view<float> v(values.data(), {2, 3});
-  CHECK_THROWS_WITH_AS(v(0), doctest::Contains("tensor_view: index [0] has rank 1 but the view has rank 2"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v(1, 3), doctest::Contains("tensor_view: index [1, 3] is out of bounds for sizes [2, 3] at axis 1"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v(-1, 0), doctest::Contains("index [-1, 0] is out of bounds for sizes [2, 3] at axis 0"), fusedsl::error);
-  CHECK_THROWS_WITH_AS(v.at({0, 0, 0}), doctest::Contains("index [0, 0, 0] has rank 3 but the view has rank 2"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(v(0), doctest::Contains("tensor_view: index [0] has rank 1 but the view has rank 2"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(v(1, 3),
+                       doctest::Contains("tensor_view: index [1, 3] is out of bounds for sizes [2, 3] at axis 1"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(v(-1, 0), doctest::Contains("index [-1, 0] is out of bounds for sizes [2, 3] at axis 0"),
+                       fusedsl::error);
+  CHECK_THROWS_WITH_AS(v.at({0, 0, 0}), doctest::Contains("index [0, 0, 0] has rank 3 but the view has rank 2"),
+                       fusedsl::error);
   const tensor_view<float> on_gpu(values.data(), {2, 3}, device::cuda);
-  CHECK_THROWS_WITH_AS(on_gpu(0, 0), doctest::Contains("element access on the host needs a cpu view, this one is on cuda; copy it to the cpu first"), fusedsl::error);
+  CHECK_THROWS_WITH_AS(
+      on_gpu(0, 0),
+      doctest::Contains("element access on the host needs a cpu view, this one is on cuda; copy it to the cpu first"),
+      fusedsl::error);
   CHECK(on_gpu.slice(1, 1, 2).where() == device::cuda);  // view operations keep the device
 }
 

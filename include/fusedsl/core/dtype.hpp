@@ -1,8 +1,8 @@
 /// @file dtype.hpp
 /// The element types fusedsl computes with, as a run-time enum and as C++ types.
 #pragma once
-#include <cstddef>   // std::size_t
-#include <cstdint>   // std::int64_t, ...
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::int64_t, ...
 #include <type_traits>
 
 #include <fusedsl/core/half.hpp>  // half, bfloat16
@@ -17,11 +17,15 @@ inline constexpr dtype all_dtypes[] = {dtype::f64, dtype::f32, dtype::f16, dtype
                                        dtype::i32, dtype::i16, dtype::i8,  dtype::u8,   dtype::boolean};
 
 namespace detail {
-template <class T> struct dtype_of_impl { static constexpr bool supported = false; };
-#define FUSEDSL_DTYPE_ENTRY(T, D)                                                  \
-  template <> struct dtype_of_impl<T> {                                            \
-    static constexpr bool supported = true;                                        \
-    static constexpr dtype value = dtype::D;                                       \
+template <class T>
+struct dtype_of_impl {
+  static constexpr bool supported = false;
+};
+#define FUSEDSL_DTYPE_ENTRY(T, D)            \
+  template <>                                \
+  struct dtype_of_impl<T> {                  \
+    static constexpr bool supported = true;  \
+    static constexpr dtype value = dtype::D; \
   };
 FUSEDSL_DTYPE_ENTRY(double, f64)
 FUSEDSL_DTYPE_ENTRY(float, f32)
@@ -35,17 +39,48 @@ FUSEDSL_DTYPE_ENTRY(std::uint8_t, u8)
 FUSEDSL_DTYPE_ENTRY(bool, boolean)
 #undef FUSEDSL_DTYPE_ENTRY
 
-template <dtype D> struct element_of_impl;
-template <> struct element_of_impl<dtype::f64> { using type = double; };
-template <> struct element_of_impl<dtype::f32> { using type = float; };
-template <> struct element_of_impl<dtype::f16> { using type = half; };
-template <> struct element_of_impl<dtype::bf16> { using type = bfloat16; };
-template <> struct element_of_impl<dtype::i64> { using type = std::int64_t; };
-template <> struct element_of_impl<dtype::i32> { using type = std::int32_t; };
-template <> struct element_of_impl<dtype::i16> { using type = std::int16_t; };
-template <> struct element_of_impl<dtype::i8> { using type = std::int8_t; };
-template <> struct element_of_impl<dtype::u8> { using type = std::uint8_t; };
-template <> struct element_of_impl<dtype::boolean> { using type = bool; };
+template <dtype D>
+struct element_of_impl;
+template <>
+struct element_of_impl<dtype::f64> {
+  using type = double;
+};
+template <>
+struct element_of_impl<dtype::f32> {
+  using type = float;
+};
+template <>
+struct element_of_impl<dtype::f16> {
+  using type = half;
+};
+template <>
+struct element_of_impl<dtype::bf16> {
+  using type = bfloat16;
+};
+template <>
+struct element_of_impl<dtype::i64> {
+  using type = std::int64_t;
+};
+template <>
+struct element_of_impl<dtype::i32> {
+  using type = std::int32_t;
+};
+template <>
+struct element_of_impl<dtype::i16> {
+  using type = std::int16_t;
+};
+template <>
+struct element_of_impl<dtype::i8> {
+  using type = std::int8_t;
+};
+template <>
+struct element_of_impl<dtype::u8> {
+  using type = std::uint8_t;
+};
+template <>
+struct element_of_impl<dtype::boolean> {
+  using type = bool;
+};
 }  // namespace detail
 
 /// True for the C++ types that tensors and placeholders may hold.

@@ -1,8 +1,8 @@
 /// @file error.hpp
 /// The one exception type fusedsl throws for bad input found at run time.
 #pragma once
-#include <stdexcept>   // std::runtime_error
-#include <string>      // std::string
+#include <stdexcept>  // std::runtime_error
+#include <string>     // std::string
 
 namespace fusedsl {
 

@@ -4,9 +4,9 @@
 /// convert implicitly to float, and from float (or any other arithmetic type,
 /// rounded once) with round-to-nearest-even.
 #pragma once
-#include <concepts>             // std::floating_point, std::integral
-#include <cstdint>              // std::uint16_t, std::uint32_t, std::uint64_t
-#include <type_traits>          // std::is_signed_v
+#include <concepts>     // std::floating_point, std::integral
+#include <cstdint>      // std::uint16_t, std::uint32_t, std::uint64_t
+#include <type_traits>  // std::is_signed_v
 
 #include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
 
@@ -32,7 +32,7 @@ FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_half_bits(float f) {
     return sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u);
   if (ax >= 0x477ff000u)  // at or above halfway between 65504 and 65536: overflows to Inf
     return sign | 0x7c00u;
-  if (ax < 0x38800000u) {  // below 2^-14: a half subnormal or zero
+  if (ax < 0x38800000u) {               // below 2^-14: a half subnormal or zero
     if (ax < 0x33000000u) return sign;  // at most 2^-25 (ties to even zero)
     const std::uint32_t exponent = ax >> 23;
     const std::uint32_t mantissa = (ax & 0x7fffffu) | 0x800000u;
@@ -122,8 +122,9 @@ struct float16_storage {
   /// to float and then again). Implicit, like the float constructor: were it
   /// explicit, `half h = 0.1;` would still compile, through float, rounding twice.
   template <class T>
-    requires(std::integral<T> || (std::floating_point<T> && !std::same_as<T, float>))
-  FUSEDSL_HOST_DEVICE constexpr float16_storage(T v) : bits(ToBits(round_to_odd_float(v))) {}
+  requires(std::integral<T> || (std::floating_point<T> && !std::same_as<T, float>)) FUSEDSL_HOST_DEVICE
+      constexpr float16_storage(T v)
+      : bits(ToBits(round_to_odd_float(v))) {}
   /// Exact widening to float; all arithmetic goes through it.
   FUSEDSL_HOST_DEVICE constexpr operator float() const { return FromBits(bits); }
 

@@ -80,11 +80,12 @@ namespace detail {
 /// -march=native); the device pass of nvcc and every other type use the
 /// standard (or CUDA) math functions.
 #if defined(__CUDA_ARCH__)
-template <class T> inline constexpr bool host_vector_math = false;
+template <class T>
+inline constexpr bool host_vector_math = false;
 #else
 template <class T>
-inline constexpr bool host_vector_math =
-    std::is_same_v<T, float> || (std::is_same_v<T, double> && vector_math::double_vectorizes);
+inline constexpr bool host_vector_math = std::is_same_v<T, float> ||
+                                         (std::is_same_v<T, double> && vector_math::double_vectorizes);
 #endif
 /// sqrt of float on the host: vector_math::sqrt where it is the faster one,
 /// with AVX2 or newer (8 or 16 lanes: Adam's update 1.3x / 2.1x faster than
@@ -96,28 +97,34 @@ inline constexpr bool host_vector_math =
 /// AVX2 / AVX-512 versions, whatever the flags of the build. double keeps
 /// std::sqrt.
 #if defined(__NO_MATH_ERRNO__) || !(defined(__AVX2__) || FUSEDSL_CPU_DISPATCH)
-template <class T> inline constexpr bool host_sqrt = false;
+template <class T>
+inline constexpr bool host_sqrt = false;
 #else
-template <class T> inline constexpr bool host_sqrt = std::is_same_v<T, float> && host_vector_math<T>;
+template <class T>
+inline constexpr bool host_sqrt = std::is_same_v<T, float>&& host_vector_math<T>;
 #endif
 }  // namespace detail
 
 // Always inlined: a call left in a loop stops its vectorization.
 #define FUSEDSL_MATH_FN FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE
 
-template <class T> FUSEDSL_MATH_FN T exp(T a) {
+template <class T>
+FUSEDSL_MATH_FN T exp(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::exp(a);
   else return std::exp(a);
 }
-template <class T> FUSEDSL_MATH_FN T log(T a) {
+template <class T>
+FUSEDSL_MATH_FN T log(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::log(a);
   else return std::log(a);
 }
-template <class T> FUSEDSL_MATH_FN T log1p(T a) {
+template <class T>
+FUSEDSL_MATH_FN T log1p(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::log1p(a);
   else return std::log1p(a);
 }
-template <class T> FUSEDSL_MATH_FN T expm1(T a) {
+template <class T>
+FUSEDSL_MATH_FN T expm1(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::expm1(a);
   else return std::expm1(a);
 }
@@ -125,21 +132,24 @@ template <class T> FUSEDSL_MATH_FN T expm1(T a) {
 /// vector_math::sqrt (bit for bit std::sqrt), since without -fno-math-errno
 /// g++ turns std::sqrt into a call that sets errno and keeps the loop scalar
 /// (see detail::host_sqrt for when std::sqrt is kept).
-template <class T> FUSEDSL_MATH_FN T sqrt(T a) {
+template <class T>
+FUSEDSL_MATH_FN T sqrt(T a) {
   if constexpr (detail::host_sqrt<T>) return vector_math::sqrt(a);
   else return std::sqrt(a);
 }
 /// 1 / sqrt(a): float on the host vector_math::rsqrt, correctly rounded
 /// whatever the flags (T(1) / std::sqrt(a), as PyTorch's CPU rsqrt, rounds
 /// twice: up to 1.49 ulp).
-template <class T> FUSEDSL_MATH_FN T rsqrt(T a) {
+template <class T>
+FUSEDSL_MATH_FN T rsqrt(T a) {
   if constexpr (std::is_same_v<T, float> && detail::host_vector_math<T>) return vector_math::rsqrt(a);
   else return T(1) / std::sqrt(a);
 }
 /// Floating-point pow from the standard library; integer pow by repeated
 /// squaring with wrap-around, where a negative exponent gives 0 unless the
 /// base is 1 or -1 (the integer part of the exact result).
-template <class T> FUSEDSL_HOST_DEVICE constexpr T pow(T a, T b) {
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr T pow(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     return std::pow(a, b);
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -152,45 +162,54 @@ template <class T> FUSEDSL_HOST_DEVICE constexpr T pow(T a, T b) {
     return result;
   }
 }
-template <class T> FUSEDSL_MATH_FN T sin(T a) {
+template <class T>
+FUSEDSL_MATH_FN T sin(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::sin(a);
   else return std::sin(a);
 }
-template <class T> FUSEDSL_MATH_FN T cos(T a) {
+template <class T>
+FUSEDSL_MATH_FN T cos(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::cos(a);
   else return std::cos(a);
 }
-template <class T> FUSEDSL_MATH_FN T tanh(T a) {
+template <class T>
+FUSEDSL_MATH_FN T tanh(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::tanh(a);
   else return std::tanh(a);
 }
-template <class T> FUSEDSL_MATH_FN T erf(T a) {
+template <class T>
+FUSEDSL_MATH_FN T erf(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::erf(a);
   else return std::erf(a);
 }
 /// 1/(1 + e^-a), without overflow for large |a| on the host.
-template <class T> FUSEDSL_MATH_FN T sigmoid(T a) {
+template <class T>
+FUSEDSL_MATH_FN T sigmoid(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::sigmoid(a);
   else return T(1) / (T(1) + std::exp(-a));
 }
-template <class T> FUSEDSL_HOST_DEVICE T abs(T a) {
+template <class T>
+FUSEDSL_HOST_DEVICE T abs(T a) {
   if constexpr (std::is_floating_point_v<T>) return std::fabs(a);
   else return a < T(0) ? wrap_neg(a) : a;
 }
 /// gelu with the exact erf form: x/2 (1 + erf(x/sqrt(2))) (on the host
 /// computed as x/2 erfc(-x/sqrt 2) for x < 0, without cancellation).
-template <class T> FUSEDSL_MATH_FN T gelu_erf(T a) {
+template <class T>
+FUSEDSL_MATH_FN T gelu_erf(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::gelu_erf(a);
   else return T(0.5) * a * (T(1) + std::erf(a * T(0.70710678118654752440)));
 }
 /// gelu with the tanh approximation: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 /// (on the host computed as x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3))).
-template <class T> FUSEDSL_MATH_FN T gelu_tanh(T a) {
+template <class T>
+FUSEDSL_MATH_FN T gelu_tanh(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::gelu_tanh(a);
   else return T(0.5) * a * (T(1) + std::tanh(T(0.79788456080286535588) * (a + T(0.044715) * a * a * a)));
 }
 /// x sigmoid(x) = x / (1 + e^-x).
-template <class T> FUSEDSL_MATH_FN T silu(T a) {
+template <class T>
+FUSEDSL_MATH_FN T silu(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::silu(a);
   else return a / (T(1) + std::exp(-a));
 }

@@ -61,8 +61,7 @@ struct shape {
 
   /// Appends an innermost axis; throws `fusedsl::error` when the shape already has `max_rank` axes.
   constexpr void push_back(std::int64_t extent) {
-    if (rank_ == max_rank)
-      throw error("shape: cannot have more than " + std::to_string(max_rank) + " axes");
+    if (rank_ == max_rank) throw error("shape: cannot have more than " + std::to_string(max_rank) + " axes");
     extents_[rank_++] = extent;
   }
 
@@ -113,9 +112,8 @@ constexpr bool broadcastable(const shape& a, const shape& b) { return detail::br
 /// axis -1 has sizes 3 and 4".
 inline shape broadcast_shapes(const shape& a, const shape& b) {
   if (const int axis = detail::broadcast_conflict(a, b))
-    throw error("cannot broadcast shapes " + to_string(a) + " and " + to_string(b) + ": axis " +
-                std::to_string(axis) + " has sizes " + std::to_string(a[a.rank() + axis]) + " and " +
-                std::to_string(b[b.rank() + axis]));
+    throw error("cannot broadcast shapes " + to_string(a) + " and " + to_string(b) + ": axis " + std::to_string(axis) +
+                " has sizes " + std::to_string(a[a.rank() + axis]) + " and " + std::to_string(b[b.rank() + axis]));
   const bool a_longer = a.rank() >= b.rank();
   shape result = a_longer ? a : b;
   const shape& shorter = a_longer ? b : a;

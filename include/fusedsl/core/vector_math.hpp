@@ -62,12 +62,14 @@ inline constexpr bool double_vectorizes = true;
 
 namespace detail {
 
-template <class T> struct fp;
+template <class T>
+struct fp;
 
 /// float: bit layout and the reduction constants.
-template <> struct fp<float> {
+template <>
+struct fp<float> {
   using uint = std::uint32_t;
-  static constexpr int mant = 23;            // explicit mantissa bits
+  static constexpr int mant = 23;  // explicit mantissa bits
   static constexpr uint bias = 127;
   static constexpr uint sign_mask = 0x80000000u;
   static constexpr float shifter = 0x1.8p23f;  // x + shifter - shifter rounds x to an integer (|x| < 2^22)
@@ -76,18 +78,18 @@ template <> struct fp<float> {
   static constexpr float log2e = 0x1.715476p+0f;
   static constexpr float ln2_hi = 0x1.62ep-1f;
   static constexpr float ln2_lo = 0x1.0bfbe8p-15f;
-  static constexpr float exp_lo = -110.0f;    // exp(x) rounds to 0 below -103.97: clamp keeps n in range
-  static constexpr float exp_hi = 100.0f;     // exp(x) overflows above 88.72
-  static constexpr float expm1_lo = -30.0f;   // expm1 = -1 below -17.33
-  static constexpr float expm1_hi = 89.0f;    // n <= 128: 2^(n-1) stays normal
-  static constexpr float tiny = 0x1p-26f;     // |x| below: expm1(x) and log1p(x) round to x
-  static constexpr float tanh_hi = 10.0f;     // tanh = +-1 in float above 9.01
-  static constexpr float erf_hi = 4.0f;       // erf = +-1 in float above 3.92
-  static constexpr float erfc_hi = 10.1f;     // end of the fitted erfc range (gelu's tail underflows there)
-  static constexpr float gelu_lo = -14.5f;    // gelu(x) rounds to -0 below -14.3
-  static constexpr int subnormal_shift = 25;  // log scales subnormal inputs by 2^25
+  static constexpr float exp_lo = -110.0f;             // exp(x) rounds to 0 below -103.97: clamp keeps n in range
+  static constexpr float exp_hi = 100.0f;              // exp(x) overflows above 88.72
+  static constexpr float expm1_lo = -30.0f;            // expm1 = -1 below -17.33
+  static constexpr float expm1_hi = 89.0f;             // n <= 128: 2^(n-1) stays normal
+  static constexpr float tiny = 0x1p-26f;              // |x| below: expm1(x) and log1p(x) round to x
+  static constexpr float tanh_hi = 10.0f;              // tanh = +-1 in float above 9.01
+  static constexpr float erf_hi = 4.0f;                // erf = +-1 in float above 3.92
+  static constexpr float erfc_hi = 10.1f;              // end of the fitted erfc range (gelu's tail underflows there)
+  static constexpr float gelu_lo = -14.5f;             // gelu(x) rounds to -0 below -14.3
+  static constexpr int subnormal_shift = 25;           // log scales subnormal inputs by 2^25
   static constexpr uint sqrt_half_bits = 0x3f3504f3u;  // sqrt(1/2)
-  static constexpr uint split_mask = 0xfffff000u;  // keeps 12 significant bits: a square of it is exact
+  static constexpr uint split_mask = 0xfffff000u;      // keeps 12 significant bits: a square of it is exact
 
   // e^r = 1 + r + r^2 Q(r), |r| <= ln2/2: weighted error 2^-28.2
   FUSEDSL_VM_INLINE static float exp_q(float r) {
@@ -95,7 +97,8 @@ template <> struct fp<float> {
   }
   // e^r - 1 = r + r^2 Q(r) with relative error 2^-28.2 of e^r - 1
   FUSEDSL_VM_INLINE static float expm1_q(float r) {
-    return 0x1p-1f + r * (0x1.55552cp-3f + r * (0x1.555502p-5f + r * (0x1.1155a8p-7f + r * (0x1.6d2e4ap-10f + r * 0x1.3b791ep-13f))));
+    return 0x1p-1f + r * (0x1.55552cp-3f +
+                          r * (0x1.555502p-5f + r * (0x1.1155a8p-7f + r * (0x1.6d2e4ap-10f + r * 0x1.3b791ep-13f))));
   }
   // log(1+f) = f - f^2/2 + s (f^2/2 + z P(z)), s = f/(2+f), z = s^2 <= 0.02944: 2^-35.2
   FUSEDSL_VM_INLINE static float log_p(float z) {
@@ -103,7 +106,10 @@ template <> struct fp<float> {
   }
   // erf(x) = x + x E(x^2), |x| <= 0.9: 2^-30.1
   FUSEDSL_VM_INLINE static float erf_e(float v) {
-    return 0x1.06eba8p-3f + v * (-0x1.81274p-2f + v * (0x1.ce2d6p-4f + v * (-0x1.b80062p-6f + v * (0x1.543f2ap-8f + v * (-0x1.a583bcp-11f + v * 0x1.4d2864p-14f)))));
+    return 0x1.06eba8p-3f +
+           v * (-0x1.81274p-2f +
+                v * (0x1.ce2d6p-4f +
+                     v * (-0x1.b80062p-6f + v * (0x1.543f2ap-8f + v * (-0x1.a583bcp-11f + v * 0x1.4d2864p-14f)))));
   }
   // erfc(x) = exp(-x^2) t G(t - 0.6), t = 3/(3+x), 0 <= x <= 10.1: 2^-28.7, with
   // G = g0 + u (g1 + u G2(u)) fitted with g0, g1 doubles: erfc_float_wide
@@ -113,14 +119,18 @@ template <> struct fp<float> {
   static constexpr float erfc_tc_hi = 0.6f;
   static constexpr double erfc_g0 = 0x1.b3e012d77098dp-2, erfc_g1 = 0x1.8c364b60c45c2p-1;
   FUSEDSL_VM_INLINE static float erfc_g2(float u) {
-    return 0x1.138e2ep+0f + u * (0x1.1c4bdp+0f + u * (0x1.8b35ap-1f + u * (0x1.ee6294p-3f + u * (-0x1.0026f2p-3f + u * (-0x1.28222p-3f + u * (0x1.21af08p-7f + u * 0x1.cbb03p-5f))))));
+    return 0x1.138e2ep+0f +
+           u * (0x1.1c4bdp+0f +
+                u * (0x1.8b35ap-1f +
+                     u * (0x1.ee6294p-3f +
+                          u * (-0x1.0026f2p-3f + u * (-0x1.28222p-3f + u * (0x1.21af08p-7f + u * 0x1.cbb03p-5f))))));
   }
   FUSEDSL_VM_INLINE static float erfc_g(float u) { return float(erfc_g0) + u * (float(erfc_g1) + u * erfc_g2(u)); }
-
 };
 
 /// double: bit layout and the reduction constants.
-template <> struct fp<double> {
+template <>
+struct fp<double> {
   using uint = std::uint64_t;
   static constexpr int mant = 52;
   static constexpr uint bias = 1023;
@@ -131,48 +141,111 @@ template <> struct fp<double> {
   static constexpr double log2e = 0x1.71547652b82fep+0;
   static constexpr double ln2_hi = 0x1.62e42feep-1;
   static constexpr double ln2_lo = 0x1.a39ef35793c76p-33;
-  static constexpr double exp_lo = -760.0;    // exp(x) rounds to 0 below -745.13
-  static constexpr double exp_hi = 720.0;     // overflow above 709.78
-  static constexpr double expm1_lo = -50.0;   // expm1 = -1 below -37.43
-  static constexpr double expm1_hi = 710.0;   // n <= 1024
+  static constexpr double exp_lo = -760.0;   // exp(x) rounds to 0 below -745.13
+  static constexpr double exp_hi = 720.0;    // overflow above 709.78
+  static constexpr double expm1_lo = -50.0;  // expm1 = -1 below -37.43
+  static constexpr double expm1_hi = 710.0;  // n <= 1024
   static constexpr double tiny = 0x1p-55;
-  static constexpr double tanh_hi = 20.0;     // tanh = +-1 above 19.06
-  static constexpr double erf_hi = 6.0;       // erf = +-1 above 5.93
+  static constexpr double tanh_hi = 20.0;  // tanh = +-1 above 19.06
+  static constexpr double erf_hi = 6.0;    // erf = +-1 above 5.93
   static constexpr double erfc_hi = 27.3;
-  static constexpr double gelu_lo = -40.0;    // gelu rounds to -0 below -38.6
+  static constexpr double gelu_lo = -40.0;  // gelu rounds to -0 below -38.6
   static constexpr int subnormal_shift = 54;
   static constexpr uint sqrt_half_bits = 0x3fe6a09e667f3bcdull;
   static constexpr uint split_mask = 0xfffffffff8000000ull;  // 26 significant bits
 
   FUSEDSL_VM_INLINE static double exp_q(double r) {
-    return 0x1.000000000000ap-1 + r * (0x1.5555555555501p-3 + r * (0x1.55555555505fap-5 + r * (0x1.111111112561fp-7 + r * (0x1.6c16c184b99e1p-10 + r * (0x1.a01a013a0af94p-13 + r * (0x1.a019987e296c3p-16 + r * (0x1.71defbe4ceceap-19 + r * (0x1.28aeeae149d09p-22 + r * 0x1.adcad73e5bed2p-26))))))));
+    return 0x1.000000000000ap-1 +
+           r * (0x1.5555555555501p-3 +
+                r * (0x1.55555555505fap-5 +
+                     r * (0x1.111111112561fp-7 +
+                          r * (0x1.6c16c184b99e1p-10 +
+                               r * (0x1.a01a013a0af94p-13 +
+                                    r * (0x1.a019987e296c3p-16 +
+                                         r * (0x1.71defbe4ceceap-19 +
+                                              r * (0x1.28aeeae149d09p-22 + r * 0x1.adcad73e5bed2p-26))))))));
   }
   FUSEDSL_VM_INLINE static double expm1_q(double r) {
-    return 0x1.0000000000005p-1 + r * (0x1.55555555553e0p-3 + r * (0x1.5555555551c5ap-5 + r * (0x1.11111111880bdp-7 + r * (0x1.6c16c180d31c8p-10 + r * (0x1.a019feb12566dp-13 + r * (0x1.a019a1256750bp-16 + r * (0x1.71e57526c2e23p-19 + r * (0x1.28a83b389632fp-22 + r * 0x1.a27ccb646c2e6p-26))))))));
+    return 0x1.0000000000005p-1 +
+           r * (0x1.55555555553e0p-3 +
+                r * (0x1.5555555551c5ap-5 +
+                     r * (0x1.11111111880bdp-7 +
+                          r * (0x1.6c16c180d31c8p-10 +
+                               r * (0x1.a019feb12566dp-13 +
+                                    r * (0x1.a019a1256750bp-16 +
+                                         r * (0x1.71e57526c2e23p-19 +
+                                              r * (0x1.28a83b389632fp-22 + r * 0x1.a27ccb646c2e6p-26))))))));
   }
   FUSEDSL_VM_INLINE static double log_p(double z) {
-    return 0x1.5555555555592p-1 + z * (0x1.999999997ff04p-2 + z * (0x1.24924941e33bap-2 + z * (0x1.c71c521254318p-3 + z * (0x1.74663d68d101fp-3 + z * (0x1.39a1dab3ebfa3p-3 + z * 0x1.2f0456d4d19c4p-3)))));
+    return 0x1.5555555555592p-1 +
+           z * (0x1.999999997ff04p-2 +
+                z * (0x1.24924941e33bap-2 +
+                     z * (0x1.c71c521254318p-3 +
+                          z * (0x1.74663d68d101fp-3 + z * (0x1.39a1dab3ebfa3p-3 + z * 0x1.2f0456d4d19c4p-3)))));
   }
   FUSEDSL_VM_INLINE static double erf_e(double v) {
-    return 0x1.06eba8214db67p-3 + v * (-0x1.812746b0378fbp-2 + v * (0x1.ce2f21a037711p-4 + v * (-0x1.b82ce30f27a0ep-6 + v * (0x1.565bcc89824f0p-8 + v * (-0x1.c02d9c1db3501p-11 + v * (0x1.f9a077a5f861ap-14 + v * (-0x1.f4a082b511a78p-17 + v * (0x1.b78fc70a2392ep-20 + v * (-0x1.4dbf68dea2cbap-23 + v * 0x1.602c39071ce94p-27)))))))));
+    return 0x1.06eba8214db67p-3 +
+           v * (-0x1.812746b0378fbp-2 +
+                v * (0x1.ce2f21a037711p-4 +
+                     v * (-0x1.b82ce30f27a0ep-6 +
+                          v * (0x1.565bcc89824f0p-8 +
+                               v * (-0x1.c02d9c1db3501p-11 +
+                                    v * (0x1.f9a077a5f861ap-14 +
+                                         v * (-0x1.f4a082b511a78p-17 +
+                                              v * (0x1.b78fc70a2392ep-20 +
+                                                   v * (-0x1.4dbf68dea2cbap-23 + v * 0x1.602c39071ce94p-27)))))))));
   }
   // erfc(x) = exp(-x^2) t G(t - 0.48), 0.45 <= x <= 27.3: 2^-53.6
   static constexpr double erfc_tc = 0.48;
   FUSEDSL_VM_INLINE static double erfc_g(double u) {
-    return 0x1.62d9473dd9868p-2 + u * (0x1.1de9c3fdde0afp-1 + u * (0x1.7a44701e401c5p-1 + u * (0x1.8e5e2c721a979p-1 + u * (0x1.37ad94b127b44p-1 + u * (0x1.271cb40b9cac2p-2 + u * (-0x1.0fd769ed50d2cp-7 + u * (-0x1.f0f08afb7fc32p-4 + u * (-0x1.bf53c0c902facp-5 + u * (0x1.436f9a3ae0d35p-5 + u * (0x1.4cc5dfa03e9c3p-5 + u * (-0x1.e20196c848239p-7 + u * (-0x1.b40656291b35ep-6 + u * (0x1.2e5b9a851a26p-7 + u * (0x1.1f2bc7ecc587bp-6 + u * (-0x1.559081ea28ca9p-6 + u * (-0x1.1975dcce96da8p-7 + u * (0x1.20c81ec279882p-3 + u * (-0x1.cb03621980cd2p-7 + u * (-0x1.c922f6fcbc7c8p-1 + u * (0x1.3e428e1406562p-4 + u * (0x1.e2c2c7dff32d9p+1 + u * (-0x1.59fb6dd9dea04p-3 + u * (-0x1.288ee4e5cd819p+3 + u * (0x1.2c45b68856842p-3 + u * (0x1.40cd8b47512dfp+3)))))))))))))))))))))))));
+    return 0x1.62d9473dd9868p-2 +
+           u * (0x1.1de9c3fdde0afp-1 +
+                u * (0x1.7a44701e401c5p-1 +
+                     u * (0x1.8e5e2c721a979p-1 +
+                          u * (0x1.37ad94b127b44p-1 +
+                               u * (0x1.271cb40b9cac2p-2 +
+                                    u * (-0x1.0fd769ed50d2cp-7 +
+                                         u * (-0x1.f0f08afb7fc32p-4 +
+                                              u * (-0x1.bf53c0c902facp-5 +
+                                                   u * (0x1.436f9a3ae0d35p-5 +
+                                                        u * (0x1.4cc5dfa03e9c3p-5 +
+                                                             u * (-0x1.e20196c848239p-7 +
+                                                                  u * (-0x1.b40656291b35ep-6 +
+                                                                       u * (0x1.2e5b9a851a26p-7 +
+                                                                            u * (0x1.1f2bc7ecc587bp-6 +
+                                                                                 u * (-0x1.559081ea28ca9p-6 +
+                                                                                      u * (-0x1.1975dcce96da8p-7 +
+                                                                                           u * (0x1.20c81ec279882p-3 +
+                                                                                                u * (-0x1.cb03621980cd2p-7 +
+                                                                                                     u * (-0x1.c922f6fcbc7c8p-1 +
+                                                                                                          u * (0x1.3e428e1406562p-4 +
+                                                                                                               u * (0x1.e2c2c7dff32d9p+1 +
+                                                                                                                    u * (-0x1.59fb6dd9dea04p-3 +
+                                                                                                                         u * (-0x1.288ee4e5cd819p+3 +
+                                                                                                                              u * (0x1.2c45b68856842p-3 +
+                                                                                                                                   u * (0x1.40cd8b47512dfp+3)))))))))))))))))))))))));
   }
 };
 
-template <class T> using uint_t = typename fp<T>::uint;
+template <class T>
+using uint_t = typename fp<T>::uint;
 
 template <class T>
-FUSEDSL_VM_INLINE uint_t<T> bits(T x) { return __builtin_bit_cast(uint_t<T>, x); }
+FUSEDSL_VM_INLINE uint_t<T> bits(T x) {
+  return __builtin_bit_cast(uint_t<T>, x);
+}
 template <class T>
-FUSEDSL_VM_INLINE T from_bits(uint_t<T> u) { return __builtin_bit_cast(T, u); }
+FUSEDSL_VM_INLINE T from_bits(uint_t<T> u) {
+  return __builtin_bit_cast(T, u);
+}
 
-template <class T> FUSEDSL_VM_INLINE T abs(T x) { return from_bits<T>(bits(x) & ~fp<T>::sign_mask); }
+template <class T>
+FUSEDSL_VM_INLINE T abs(T x) {
+  return from_bits<T>(bits(x) & ~fp<T>::sign_mask);
+}
 /// |m| with the sign of s (m >= 0).
-template <class T> FUSEDSL_VM_INLINE T with_sign_of(T m, T s) {
+template <class T>
+FUSEDSL_VM_INLINE T with_sign_of(T m, T s) {
   return from_bits<T>(bits(m) | (bits(s) & fp<T>::sign_mask));
 }
 /// c ? a : b as a blend of bits, with a and b both computed. g++ turns a
@@ -181,22 +254,34 @@ template <class T> FUSEDSL_VM_INLINE T with_sign_of(T m, T s) {
 /// default) it may then not execute a floating-point operation that the
 /// source executes only conditionally, and the loop does not vectorize.
 /// Bit operations on a mask made from the condition have no such arms.
-template <class T> FUSEDSL_VM_INLINE T select(bool c, T a, T b) {
+template <class T>
+FUSEDSL_VM_INLINE T select(bool c, T a, T b) {
   using U = uint_t<T>;
   const U m = U(0) - static_cast<U>(c);  // all ones where c
   return from_bits<T>((bits(a) & m) | (bits(b) & ~m));
 }
 /// Clamps keep NaN (every comparison with NaN is false).
-template <class T> FUSEDSL_VM_INLINE T clamp(T x, T lo, T hi) {
+template <class T>
+FUSEDSL_VM_INLINE T clamp(T x, T lo, T hi) {
   return select(x > hi, hi, select(x < lo, lo, x));
 }
 // From bits rather than std::numeric_limits, whose members nvcc treats as host-only.
-template <class T> FUSEDSL_VM_INLINE T inf() { return from_bits<T>(~fp<T>::sign_mask >> fp<T>::mant << fp<T>::mant); }
-template <class T> FUSEDSL_VM_INLINE T nan() { return from_bits<T>((~fp<T>::sign_mask >> (fp<T>::mant - 1)) << (fp<T>::mant - 1)); }
-template <class T> FUSEDSL_VM_INLINE T min_normal() { return from_bits<T>(uint_t<T>(1) << fp<T>::mant); }
+template <class T>
+FUSEDSL_VM_INLINE T inf() {
+  return from_bits<T>(~fp<T>::sign_mask >> fp<T>::mant << fp<T>::mant);
+}
+template <class T>
+FUSEDSL_VM_INLINE T nan() {
+  return from_bits<T>((~fp<T>::sign_mask >> (fp<T>::mant - 1)) << (fp<T>::mant - 1));
+}
+template <class T>
+FUSEDSL_VM_INLINE T min_normal() {
+  return from_bits<T>(uint_t<T>(1) << fp<T>::mant);
+}
 
 /// 2^n from k = n + shifter, |n| < bias: the low bits of k hold n.
-template <class T> FUSEDSL_VM_INLINE T pow2(T k, uint_t<T> extra_bias = 0) {
+template <class T>
+FUSEDSL_VM_INLINE T pow2(T k, uint_t<T> extra_bias = 0) {
   return from_bits<T>(static_cast<uint_t<T>>((bits(k) + fp<T>::bias + extra_bias) << fp<T>::mant));
 }
 
@@ -205,7 +290,10 @@ template <class T> FUSEDSL_VM_INLINE T pow2(T k, uint_t<T> extra_bias = 0) {
 /// range. Needs exp_lo <= hi + lo <= exp_hi and |lo| small against 1.
 /// hi - n ln2_hi is exact (Sterbenz), whatever hi is: a caller can pass
 /// -x^2 split as (-x_hi^2, -x_lo) and get e^(-x^2) to full accuracy.
-template <class T> struct exp_parts { T m, s; };
+template <class T>
+struct exp_parts {
+  T m, s;
+};
 template <class T>
 FUSEDSL_VM_INLINE exp_parts<T> exp_split(T hi, T lo) {
   using F = fp<T>;
@@ -272,7 +360,7 @@ FUSEDSL_VM_INLINE T log_core(T x, T c) {
   constexpr U one = U(F::bias) << F::mant;
   constexpr U sqrt_half = F::sqrt_half_bits;
   const U u = bits(xs) + (one - sqrt_half);
-  const U e = u >> F::mant;                                      // k + bias
+  const U e = u >> F::mant;  // k + bias
   const T m = from_bits<T>((u & ((U(1) << F::mant) - 1)) + sqrt_half);
   const T k = (from_bits<T>(bits(F::two_mant) | e) - F::two_mant) - T(F::bias) - kadj;
   const T f = m - T(1);
@@ -285,7 +373,10 @@ FUSEDSL_VM_INLINE T log_core(T x, T c) {
 
 /// x with the low half of its significand cleared: products of two such
 /// halves (or of a half and the rest, x - half) are exact.
-template <class T> FUSEDSL_VM_INLINE T high_half(T x) { return from_bits<T>(bits(x) & fp<T>::split_mask); }
+template <class T>
+FUSEDSL_VM_INLINE T high_half(T x) {
+  return from_bits<T>(bits(x) & fp<T>::split_mask);
+}
 
 /// erfc(z) = m * s for 0.45 <= z <= erfc_hi, where z^2 = zz_hi + zz_lo
 /// exactly enough (zz_hi a square of a high half): e^(-z^2) t G(t),
@@ -338,7 +429,10 @@ FUSEDSL_VM_INLINE T div_one_plus(T num, T t) {
 
 /// x^2 = hi + lo with hi exact (x masked to half its bits, squared) and lo
 /// the small rest, correct to a relative 2^-(digits-1) of itself.
-template <class T> struct split_square { T hi, lo; };
+template <class T>
+struct split_square {
+  T hi, lo;
+};
 template <class T>
 FUSEDSL_VM_INLINE split_square<T> square_split(T x) {
   const T xh = high_half(x);
@@ -363,15 +457,29 @@ FUSEDSL_VM_INLINE double sincos_core(double x, std::uint64_t cos_offset) {
   const double z = r * r;
   double sp, cp;
   if constexpr (Double) {
-    sp = r + r * z * (-0x1.5555555555549p-3 + z * (0x1.111111110f8a6p-7 + z * (-0x1.a01a019c1619dp-13 + z * (0x1.71de357b1be0ap-19 + z * (-0x1.ae5e689ef4164p-26 + z * (0x1.5d93a46e5443p-33))))));
+    sp = r + r * z *
+                 (-0x1.5555555555549p-3 +
+                  z * (0x1.111111110f8a6p-7 +
+                       z * (-0x1.a01a019c1619dp-13 +
+                            z * (0x1.71de357b1be0ap-19 + z * (-0x1.ae5e689ef4164p-26 + z * (0x1.5d93a46e5443p-33))))));
     // cos r = 1 - z/2 + z^2 C(z), with the rounding error of 1 - z/2 added back.
     const double hz = 0.5 * z;
     const double w = 1.0 - hz;
-    const double c = z * z * (0x1.555555555554cp-5 + z * (-0x1.6c16c16c1521fp-10 + z * (0x1.a01a019cbf625p-16 + z * (-0x1.27e4f812b5ff5p-22 + z * (0x1.1ee9f1521a82cp-29 + z * (-0x1.8fb130a8bbb77p-37))))));
+    const double c =
+        z * z *
+        (0x1.555555555554cp-5 +
+         z * (-0x1.6c16c16c1521fp-10 +
+              z * (0x1.a01a019cbf625p-16 +
+                   z * (-0x1.27e4f812b5ff5p-22 + z * (0x1.1ee9f1521a82cp-29 + z * (-0x1.8fb130a8bbb77p-37))))));
     cp = w + (((1.0 - w) - hz) + c);
   } else {
-    sp = r + r * z * (-0x1.5555554cbac7p-3 + z * (0x1.11110896ef46cp-7 + z * (-0x1.a00f9e2c5baf2p-13 + z * (0x1.6cd878b0d5c09p-19))));
-    cp = (1.0 - 0.5 * z) + z * z * (0x1.5555554f4ee04p-5 + z * (-0x1.6c16b899751edp-10 + z * (0x1.a0112098facf1p-16 + z * (-0x1.242aedcecd116p-22))));
+    sp = r + r * z *
+                 (-0x1.5555554cbac7p-3 +
+                  z * (0x1.11110896ef46cp-7 + z * (-0x1.a00f9e2c5baf2p-13 + z * (0x1.6cd878b0d5c09p-19))));
+    cp = (1.0 - 0.5 * z) +
+         z * z *
+             (0x1.5555554f4ee04p-5 +
+              z * (-0x1.6c16b899751edp-10 + z * (0x1.a0112098facf1p-16 + z * (-0x1.242aedcecd116p-22))));
   }
   // Quadrant q = n + cos_offset (mod 4): odd q takes the cosine, q & 2 flips the sign.
   const std::uint64_t q = bits(k) + cos_offset;
@@ -593,12 +701,12 @@ FUSEDSL_VM_INLINE T gelu_tanh(T x) {
     const T xh = detail::high_half(xv), xl = xv - xh;
     const T s_hi = xh * xh, s_lo = xl * (xv + xh);  // x^2
     const T sh = detail::high_half(s_hi), sl = s_hi - sh;
-    const T t0 = xh * sh;                                            // exact
-    const T t1 = (xh * sl + xl * sh) + (xl * sl + xv * s_lo);        // x^3 = t0 + t1
+    const T t0 = xh * sh;                                      // exact
+    const T t1 = (xh * sl + xl * sh) + (xl * sl + xv * s_lo);  // x^3 = t0 + t1
     const T t0h = detail::high_half(t0), t0l = t0 - t0h;
-    const T p1 = Ah * t0h, q1 = Kh * xh;                             // the two largest terms, exact
+    const T p1 = Ah * t0h, q1 = Kh * xh;  // the two largest terms, exact
     const T sum = p1 + q1, bb = sum - p1;
-    const T err = (p1 - (sum - bb)) + (q1 - bb);                     // two-sum
+    const T err = (p1 - (sum - bb)) + (q1 - bb);  // two-sum
     const T rest = ((Ah * t0l + Al * t0h) + (Al * t0l + Ka_hi * t1 + Ka_lo * t0)) + ((Kh * xl + Kl * xh) + Kl * xl);
     const T v_hi = sum + (err + rest);
     const T v_lo = (sum - v_hi) + (err + rest);

@@ -5,9 +5,9 @@
 /// returns that leaf's stored element of type T. Every op computes in the
 /// compute types of numerics policy `N`.
 #pragma once
-#include <cstddef>  // std::size_t
+#include <cstddef>      // std::size_t
 #include <type_traits>  // std::enable_if_t, std::false_type
-#include <utility>  // std::index_sequence
+#include <utility>      // std::index_sequence
 
 #include <fusedsl/core/config.hpp>    // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/hana.hpp>      // hana::at_c, hana::take_front_c
@@ -47,7 +47,8 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(co
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return static_cast<result>(E::op::apply(static_cast<compute_t<N, E::template operand_dtype<I>>>(
           evaluate<N, detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), reader))...));
-    }(std::make_index_sequence<E::op::arity>{});
+    }
+    (std::make_index_sequence<E::op::arity>{});
   } else {
     return static_cast<result>(reader.template load<First, leaf_storage_t<E>>());
   }

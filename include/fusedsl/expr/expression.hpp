@@ -66,10 +66,10 @@ namespace detail {
 /// The element type a C++ number literal stands for: `2` is i64-category,
 /// `2.0` f64-category; the exact width does not matter for scalars.
 template <class T>
-using literal_element_t = std::conditional_t<
-    std::is_same_v<T, bool>, bool,
-    std::conditional_t<std::is_floating_point_v<T>, std::conditional_t<std::is_same_v<T, float>, float, double>,
-                       std::int64_t>>;
+using literal_element_t =
+    std::conditional_t<std::is_same_v<T, bool>, bool,
+                       std::conditional_t<std::is_floating_point_v<T>,
+                                          std::conditional_t<std::is_same_v<T, float>, float, double>, std::int64_t>>;
 
 /// Customisation point: other headers (tensors) teach `as_expr` new leaf types.
 template <class T>
@@ -80,7 +80,9 @@ struct leaf_of {};
 /// types with a `detail::leaf_of` specialisation (tensors and views).
 template <class T>
 concept operand = expression<std::remove_cvref_t<T>> || std::is_arithmetic_v<std::remove_cvref_t<T>> ||
-                  requires(const T& t) { detail::leaf_of<std::remove_cvref_t<T>>::make(t); };
+    requires(const T& t) {
+  detail::leaf_of<std::remove_cvref_t<T>>::make(t);
+};
 
 /// Turns an operand into an expression (identity for expressions).
 template <operand T>

@@ -42,15 +42,13 @@ namespace detail {
 /// numbers), so the overloaded operators never hijack arithmetic on numbers.
 template <class A, class B>
 concept operator_operands = operand<A> && operand<B> &&
-                            !(std::is_arithmetic_v<std::remove_cvref_t<A>> && std::is_arithmetic_v<std::remove_cvref_t<B>>);
+    !(std::is_arithmetic_v<std::remove_cvref_t<A>> && std::is_arithmetic_v<std::remove_cvref_t<B>>);
 }  // namespace detail
 
-#define FUSEDSL_BINARY_OPERATOR(SYMBOL, OP)                                  \
-  template <class A, class B>                                               \
-    requires detail::operator_operands<A, B>                                \
-  constexpr auto operator SYMBOL(const A& a, const B& b) {                  \
-    return make_pointwise<ops::OP>(a, b);                                   \
-  }
+#define FUSEDSL_BINARY_OPERATOR(SYMBOL, OP) \
+  template <class A, class B>               \
+  requires detail::operator_operands<A, B>  \
+  constexpr auto operator SYMBOL(const A& a, const B& b) { return make_pointwise<ops::OP>(a, b); }
 FUSEDSL_BINARY_OPERATOR(+, add)
 FUSEDSL_BINARY_OPERATOR(-, sub)
 FUSEDSL_BINARY_OPERATOR(*, mul)
@@ -67,17 +65,21 @@ FUSEDSL_BINARY_OPERATOR(||, logical_or)
 
 /// -x
 template <class A>
-  requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>)
-constexpr auto operator-(const A& a) { return make_pointwise<ops::neg>(a); }
+requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr auto operator-(const A& a) {
+  return make_pointwise<ops::neg>(a);
+}
 /// !x (logical not)
 template <class A>
-  requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>)
-constexpr auto operator!(const A& a) { return make_pointwise<ops::logical_not>(a); }
+requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr auto operator!(const A& a) {
+  return make_pointwise<ops::logical_not>(a);
+}
 
-#define FUSEDSL_UNARY_FUNCTION(NAME)                                          \
-  /** Pointwise NAME of an expression, tensor or number. */                  \
-  template <operand A>                                                       \
-  constexpr auto NAME(const A& a) { return make_pointwise<ops::NAME>(a); }
+#define FUSEDSL_UNARY_FUNCTION(NAME)                        \
+  /** Pointwise NAME of an expression, tensor or number. */ \
+  template <operand A>                                      \
+  constexpr auto NAME(const A& a) {                         \
+    return make_pointwise<ops::NAME>(a);                    \
+  }
 FUSEDSL_UNARY_FUNCTION(abs)
 FUSEDSL_UNARY_FUNCTION(relu)
 FUSEDSL_UNARY_FUNCTION(exp)
@@ -101,22 +103,34 @@ struct tanh_approximation_t {};
 inline constexpr tanh_approximation_t tanh_approximation{};
 /// gelu with the tanh approximation (PyTorch's `approximate="tanh"`).
 template <operand A>
-constexpr auto gelu(const A& a, tanh_approximation_t) { return make_pointwise<ops::gelu_tanh>(a); }
+constexpr auto gelu(const A& a, tanh_approximation_t) {
+  return make_pointwise<ops::gelu_tanh>(a);
+}
 
 /// Elementwise maximum of two operands; NaN propagates.
 template <operand A, operand B>
-constexpr auto maximum(const A& a, const B& b) { return make_pointwise<ops::maximum>(a, b); }
+constexpr auto maximum(const A& a, const B& b) {
+  return make_pointwise<ops::maximum>(a, b);
+}
 /// Elementwise minimum of two operands; NaN propagates.
 template <operand A, operand B>
-constexpr auto minimum(const A& a, const B& b) { return make_pointwise<ops::minimum>(a, b); }
+constexpr auto minimum(const A& a, const B& b) {
+  return make_pointwise<ops::minimum>(a, b);
+}
 /// a raised to the power b (integer pow for integer operands).
 template <operand A, operand B>
-constexpr auto pow(const A& a, const B& b) { return make_pointwise<ops::pow>(a, b); }
+constexpr auto pow(const A& a, const B& b) {
+  return make_pointwise<ops::pow>(a, b);
+}
 /// `condition ? a : b`, elementwise.
 template <operand C, operand A, operand B>
-constexpr auto where(const C& condition, const A& a, const B& b) { return make_pointwise<ops::where>(condition, a, b); }
+constexpr auto where(const C& condition, const A& a, const B& b) {
+  return make_pointwise<ops::where>(condition, a, b);
+}
 /// Converts to element type `T` (`fx::cast<float>(x)`).
 template <element T, operand A>
-constexpr auto cast(const A& a) { return make_pointwise<ops::cast<dtype_of<T>>>(a); }
+constexpr auto cast(const A& a) {
+  return make_pointwise<ops::cast<dtype_of<T>>>(a);
+}
 
 }  // namespace fusedsl

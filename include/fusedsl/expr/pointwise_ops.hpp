@@ -7,9 +7,9 @@
 #include <cstddef>      // std::size_t
 #include <type_traits>  // std::is_integral_v
 
-#include <fusedsl/core/config.hpp>     // FUSEDSL_HOST_DEVICE
-#include <fusedsl/core/math.hpp>       // math::*
-#include <fusedsl/expr/expression.hpp> // operand_info, promote_operands
+#include <fusedsl/core/config.hpp>      // FUSEDSL_HOST_DEVICE
+#include <fusedsl/core/math.hpp>        // math::*
+#include <fusedsl/expr/expression.hpp>  // operand_info, promote_operands
 
 namespace fusedsl::ops {
 
@@ -18,9 +18,13 @@ namespace rule {
 /// Result and operands: the promoted dtype (add, mul, where's values, ...).
 struct promoting {
   template <std::size_t N>
-  static constexpr dtype result_dtype(const operand_info (&o)[N]) { return promote_operands(o); }
+  static constexpr dtype result_dtype(const operand_info (&o)[N]) {
+    return promote_operands(o);
+  }
   template <std::size_t N>
-  static constexpr dtype operand_dtype(const operand_info (&o)[N], std::size_t) { return promote_operands(o); }
+  static constexpr dtype operand_dtype(const operand_info (&o)[N], std::size_t) {
+    return promote_operands(o);
+  }
 };
 /// Keeps the operand's dtype (neg, abs, relu).
 struct same : promoting {};
@@ -32,41 +36,55 @@ struct floating {
     return is_floating_point(p) ? p : dtype::f32;
   }
   template <std::size_t N>
-  static constexpr dtype operand_dtype(const operand_info (&o)[N], std::size_t) { return result_dtype(o); }
+  static constexpr dtype operand_dtype(const operand_info (&o)[N], std::size_t) {
+    return result_dtype(o);
+  }
 };
 /// Compares in the promoted dtype, gives bool.
 struct comparison {
   template <std::size_t N>
-  static constexpr dtype result_dtype(const operand_info (&)[N]) { return dtype::boolean; }
+  static constexpr dtype result_dtype(const operand_info (&)[N]) {
+    return dtype::boolean;
+  }
   template <std::size_t N>
-  static constexpr dtype operand_dtype(const operand_info (&o)[N], std::size_t) { return promote_operands(o); }
+  static constexpr dtype operand_dtype(const operand_info (&o)[N], std::size_t) {
+    return promote_operands(o);
+  }
 };
 /// Bool in, bool out (and, or, not).
 struct logical {
   template <std::size_t N>
-  static constexpr dtype result_dtype(const operand_info (&)[N]) { return dtype::boolean; }
+  static constexpr dtype result_dtype(const operand_info (&)[N]) {
+    return dtype::boolean;
+  }
   template <std::size_t N>
-  static constexpr dtype operand_dtype(const operand_info (&)[N], std::size_t) { return dtype::boolean; }
+  static constexpr dtype operand_dtype(const operand_info (&)[N], std::size_t) {
+    return dtype::boolean;
+  }
 };
 }  // namespace rule
 
-#define FUSEDSL_UNARY_OP(NAME, RULE, BODY)                                  \
-  /** Pointwise NAME. */                                                    \
-  struct NAME : rule::RULE {                                                \
-    static constexpr const char* name = #NAME;                              \
-    static constexpr const char* symbol = nullptr;                          \
-    static constexpr int arity = 1;                                         \
-    template <class T>                                                      \
-    FUSEDSL_HOST_DEVICE static constexpr auto apply(T a) { return BODY; }   \
+#define FUSEDSL_UNARY_OP(NAME, RULE, BODY)                 \
+  /** Pointwise NAME. */                                   \
+  struct NAME : rule::RULE {                               \
+    static constexpr const char* name = #NAME;             \
+    static constexpr const char* symbol = nullptr;         \
+    static constexpr int arity = 1;                        \
+    template <class T>                                     \
+    FUSEDSL_HOST_DEVICE static constexpr auto apply(T a) { \
+      return BODY;                                         \
+    }                                                      \
   };
-#define FUSEDSL_BINARY_OP(NAME, SYMBOL, RULE, BODY)                              \
-  /** Pointwise NAME. */                                                         \
-  struct NAME : rule::RULE {                                                     \
-    static constexpr const char* name = #NAME;                                   \
-    static constexpr const char* symbol = SYMBOL;                                \
-    static constexpr int arity = 2;                                              \
-    template <class T>                                                           \
-    FUSEDSL_HOST_DEVICE static constexpr auto apply(T a, T b) { return BODY; }   \
+#define FUSEDSL_BINARY_OP(NAME, SYMBOL, RULE, BODY)             \
+  /** Pointwise NAME. */                                        \
+  struct NAME : rule::RULE {                                    \
+    static constexpr const char* name = #NAME;                  \
+    static constexpr const char* symbol = SYMBOL;               \
+    static constexpr int arity = 2;                             \
+    template <class T>                                          \
+    FUSEDSL_HOST_DEVICE static constexpr auto apply(T a, T b) { \
+      return BODY;                                              \
+    }                                                           \
   };
 
 FUSEDSL_BINARY_OP(add, "+", promoting, math::wrap_add(a, b))
@@ -82,7 +100,7 @@ FUSEDSL_BINARY_OP(lt, "<", comparison, a < b)
 FUSEDSL_BINARY_OP(le, "<=", comparison, a <= b)
 FUSEDSL_BINARY_OP(gt, ">", comparison, a > b)
 FUSEDSL_BINARY_OP(ge, ">=", comparison, a >= b)
-FUSEDSL_BINARY_OP(logical_and, "&&", logical, a && b)
+FUSEDSL_BINARY_OP(logical_and, "&&", logical, a&& b)
 FUSEDSL_BINARY_OP(logical_or, "||", logical, a || b)
 
 FUSEDSL_UNARY_OP(logical_not, logical, !a)
@@ -122,7 +140,9 @@ struct where {
     return i == 0 ? dtype::boolean : result_dtype(o);
   }
   template <class C, class T>
-  FUSEDSL_HOST_DEVICE static constexpr T apply(C c, T a, T b) { return c ? a : b; }
+  FUSEDSL_HOST_DEVICE static constexpr T apply(C c, T a, T b) {
+    return c ? a : b;
+  }
 };
 
 /// Conversion to dtype `To`, with C++ conversion semantics (truncation
@@ -138,7 +158,9 @@ struct cast {
   static constexpr dtype result_dtype(const operand_info (&)[1]) { return To; }
   static constexpr dtype operand_dtype(const operand_info (&o)[1], std::size_t) { return o[0].type; }
   template <class T>
-  FUSEDSL_HOST_DEVICE static constexpr element_t<To> apply(T a) { return static_cast<element_t<To>>(a); }
+  FUSEDSL_HOST_DEVICE static constexpr element_t<To> apply(T a) {
+    return static_cast<element_t<To>>(a);
+  }
 };
 
 }  // namespace fusedsl::ops

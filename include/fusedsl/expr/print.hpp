@@ -3,8 +3,8 @@
 /// Error messages and `explain` use it to name operands.
 #pragma once
 #include <fusedsl/core/hana.hpp>  // hana: operands
-#include <sstream>  // std::ostringstream
-#include <string>   // std::string
+#include <sstream>                // std::ostringstream
+#include <string>                 // std::string
 
 #include <fusedsl/expr/pointwise.hpp>    // pointwise
 #include <fusedsl/expr/reduce.hpp>       // reduce, axes_t
@@ -71,8 +71,7 @@ printed print(const E& e) {
       hana::for_each(e.args, [&](const auto& a) { operands += (operands.empty() ? "" : ", ") + print(a).text; });
       if constexpr (requires { typename Op::is_cast; })
         return {std::string("cast<") + name(E::value_dtype) + ">(" + operands + ")", atom_precedence};
-      else
-        return {std::string(Op::name) + "(" + operands + ")", atom_precedence};
+      else return {std::string(Op::name) + "(" + operands + ")", atom_precedence};
     }
   } else if constexpr (is_kind<E, kind::reduction>) {
     std::string options = E::axes_type::count ? axes_text(typename E::axes_type{}) : std::string();
@@ -94,9 +93,6 @@ printed print(const E& e) {
 /// Placeholders and params print their names; tensors used directly print
 /// as `tensor[sizes]`.
 template <class E>
-  requires expression<E>
-std::string to_string(const E& e) {
-  return detail::print(e).text;
-}
+requires expression<E> std::string to_string(const E& e) { return detail::print(e).text; }
 
 }  // namespace fusedsl

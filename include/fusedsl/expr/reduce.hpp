@@ -93,24 +93,29 @@ constexpr auto make_reduce(Op op, const A& a, axes_t<Axes...>, Options... option
   static_assert((detail::is_reduction_option<Options> && ...),
                 "fusedsl: unknown reduction option: expected fx::drop_axes or fx::correction{...}");
   constexpr bool has_correction = (std::is_same_v<Options, correction> || ...);
-  static_assert(!has_correction || requires { op.correction; }, "fusedsl: fx::correction applies to var and std only");
+  static_assert(
+      !has_correction || requires { op.correction; }, "fusedsl: fx::correction applies to var and std only");
   if constexpr (has_correction) {
-    ([&] {
-      if constexpr (std::is_same_v<Options, correction>) op.correction = options.value;
-    }(), ...);
+    (
+        [&] {
+          if constexpr (std::is_same_v<Options, correction>) op.correction = options.value;
+        }(),
+        ...);
   }
   constexpr bool keep = !(std::is_same_v<Options, drop_axes_t> || ...);
   return reduce<Op, axes_t<Axes...>, keep, Arg>{op, as_expr(a)};
 }
 
-#define FUSEDSL_REDUCTION_FUNCTION(NAME, OP)                                            \
-  /** NAME over all axes (kept with size 1). */                                        \
-  template <operand A>                                                                 \
-  constexpr auto NAME(const A& a) { return make_reduce(OP{}, a, axes_t<>{}); }          \
-  /** NAME over the given axes, with options (`fx::drop_axes`, ...). */                \
-  template <operand A, int... Axes, class... Options>                                  \
-  constexpr auto NAME(const A& a, axes_t<Axes...> ax, Options... options) {            \
-    return make_reduce(OP{}, a, ax, options...);                                       \
+#define FUSEDSL_REDUCTION_FUNCTION(NAME, OP)                                \
+  /** NAME over all axes (kept with size 1). */                             \
+  template <operand A>                                                      \
+  constexpr auto NAME(const A& a) {                                         \
+    return make_reduce(OP{}, a, axes_t<>{});                                \
+  }                                                                         \
+  /** NAME over the given axes, with options (`fx::drop_axes`, ...). */     \
+  template <operand A, int... Axes, class... Options>                       \
+  constexpr auto NAME(const A& a, axes_t<Axes...> ax, Options... options) { \
+    return make_reduce(OP{}, a, ax, options...);                            \
   }
 FUSEDSL_REDUCTION_FUNCTION(sum, ops::sum)
 FUSEDSL_REDUCTION_FUNCTION(prod, ops::prod)

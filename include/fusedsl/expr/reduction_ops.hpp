@@ -5,8 +5,8 @@
 /// state covers the earlier positions) and `finish` (given the element count).
 /// `T` is the compute type the input is converted to.
 #pragma once
-#include <cstdint>  // std::int64_t
-#include <limits>   // std::numeric_limits
+#include <cstdint>      // std::int64_t
+#include <limits>       // std::numeric_limits
 #include <type_traits>  // std::is_same_v
 
 #include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
@@ -77,10 +77,22 @@ struct sum : reduction_base {
   static constexpr const char* name = "sum";
   static constexpr dtype input_dtype(dtype x) { return detail::widen_integers(x); }
   static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
-  template <class T> struct state { T acc = T(0); };
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::wrap_add(s.acc, v); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::wrap_add(s.acc, o.acc); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  template <class T>
+  struct state {
+    T acc = T(0);
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+    s.acc = math::wrap_add(s.acc, v);
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    s.acc = math::wrap_add(s.acc, o.acc);
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const {
+    return s.acc;
+  }
   constexpr bool operator==(const sum&) const = default;
 };
 
@@ -89,10 +101,22 @@ struct prod : reduction_base {
   static constexpr const char* name = "prod";
   static constexpr dtype input_dtype(dtype x) { return detail::widen_integers(x); }
   static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
-  template <class T> struct state { T acc = T(1); };
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::wrap_mul(s.acc, v); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::wrap_mul(s.acc, o.acc); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  template <class T>
+  struct state {
+    T acc = T(1);
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+    s.acc = math::wrap_mul(s.acc, v);
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    s.acc = math::wrap_mul(s.acc, o.acc);
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const {
+    return s.acc;
+  }
   constexpr bool operator==(const prod&) const = default;
 };
 
@@ -102,10 +126,22 @@ struct mean : reduction_base {
   static constexpr bool needs_floating = true;
   static constexpr dtype input_dtype(dtype x) { return x; }
   static constexpr dtype result_dtype(dtype x) { return x; }
-  template <class T> struct state { T acc = T(0); };
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc += v; }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc += o.acc; }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t n) const { return s.acc / T(n); }
+  template <class T>
+  struct state {
+    T acc = T(0);
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+    s.acc += v;
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    s.acc += o.acc;
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t n) const {
+    return s.acc / T(n);
+  }
   constexpr bool operator==(const mean&) const = default;
 };
 
@@ -115,14 +151,27 @@ struct max : reduction_base {
   static constexpr bool needs_elements = true;
   static constexpr dtype input_dtype(dtype x) { return x; }
   static constexpr dtype result_dtype(dtype x) { return x; }
-  template <class T> struct state { T acc = detail::lowest<T>(); };
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::nan_max(s.acc, v); }
+  template <class T>
+  struct state {
+    T acc = detail::lowest<T>();
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+    s.acc = math::nan_max(s.acc, v);
+  }
   /// Adds `count` values at once (a loop's chunk), in a loop that vectorizes.
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
     s.acc = detail::extreme_of_block<true>(s.acc, v, count);
   }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::nan_max(s.acc, o.acc); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    s.acc = math::nan_max(s.acc, o.acc);
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const {
+    return s.acc;
+  }
   constexpr bool operator==(const max&) const = default;
 };
 
@@ -132,14 +181,27 @@ struct min : reduction_base {
   static constexpr bool needs_elements = true;
   static constexpr dtype input_dtype(dtype x) { return x; }
   static constexpr dtype result_dtype(dtype x) { return x; }
-  template <class T> struct state { T acc = detail::highest<T>(); };
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = math::nan_min(s.acc, v); }
+  template <class T>
+  struct state {
+    T acc = detail::highest<T>();
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+    s.acc = math::nan_min(s.acc, v);
+  }
   /// Adds `count` values at once (a loop's chunk), in a loop that vectorizes.
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
     s.acc = detail::extreme_of_block<false>(s.acc, v, count);
   }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { s.acc = math::nan_min(s.acc, o.acc); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    s.acc = math::nan_min(s.acc, o.acc);
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const {
+    return s.acc;
+  }
   constexpr bool operator==(const min&) const = default;
 };
 
@@ -152,21 +214,31 @@ struct arg_extreme : reduction_base {
   static constexpr bool needs_elements = true;
   static constexpr dtype input_dtype(dtype x) { return x; }
   static constexpr dtype result_dtype(dtype) { return dtype::i64; }
-  template <class T> struct state { T best = T(0); std::int64_t index = -1; };
-  template <class T> FUSEDSL_HOST_DEVICE static constexpr bool beats(T v, T best) {
+  template <class T>
+  struct state {
+    T best = T(0);
+    std::int64_t index = -1;
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE static constexpr bool beats(T v, T best) {
     if (math::is_nan(best)) return false;
     if (math::is_nan(v)) return true;
     return Largest ? best < v : v < best;
   }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t i) const {
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t i) const {
     if (s.index < 0 || beats(v, s.best)) s = {v, i};
   }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
     if (o.index < 0) return;
     const bool tie = !beats(o.best, s.best) && !beats(s.best, o.best);
     if (s.index < 0 || beats(o.best, s.best) || (tie && o.index < s.index)) s = o;
   }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr std::int64_t finish(const state<T>& s, std::int64_t) const { return s.index; }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr std::int64_t finish(const state<T>& s, std::int64_t) const {
+    return s.index;
+  }
   constexpr bool operator==(const arg_extreme&) const = default;
 };
 using argmax = arg_extreme<true>;
@@ -178,10 +250,22 @@ struct logical_reduction : reduction_base {
   static constexpr const char* name = Any ? "any" : "all";
   static constexpr dtype input_dtype(dtype) { return dtype::boolean; }
   static constexpr dtype result_dtype(dtype) { return dtype::boolean; }
-  template <class T> struct state { bool acc = !Any; };
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { s.acc = Any ? (s.acc || v) : (s.acc && v); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const { add(s, o.acc, 0); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr bool finish(const state<T>& s, std::int64_t) const { return s.acc; }
+  template <class T>
+  struct state {
+    bool acc = !Any;
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+    s.acc = Any ? (s.acc || v) : (s.acc && v);
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    add(s, o.acc, 0);
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr bool finish(const state<T>& s, std::int64_t) const {
+    return s.acc;
+  }
   constexpr bool operator==(const logical_reduction&) const = default;
 };
 using any = logical_reduction<true>;
@@ -196,8 +280,14 @@ struct moment : reduction_base {
   static constexpr dtype input_dtype(dtype x) { return x; }
   static constexpr dtype result_dtype(dtype x) { return x; }
   double correction = 1;
-  template <class T> struct state { T mean = T(0); T m2 = T(0); T n = T(0); };
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+  template <class T>
+  struct state {
+    T mean = T(0);
+    T m2 = T(0);
+    T n = T(0);
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
     s.n += T(1);
     const T delta = v - s.mean;
     s.mean += delta / s.n;
@@ -207,7 +297,8 @@ struct moment : reduction_base {
   /// squared deviations from it, merged as a partial state. The same
   /// accuracy as Welford's update with one division per block instead of
   /// one per element, and loops a compiler vectorizes.
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
     constexpr int lanes = 8;  // independent partial sums: the loops vectorize without reassociation
     const std::int64_t whole = count - count % lanes;
     T sum[lanes] = {}, squares[lanes] = {};
@@ -222,16 +313,21 @@ struct moment : reduction_base {
     for (int l = 1; l < lanes; ++l) squares[0] += squares[l];
     merge(s, state<T>{mean, squares[0], T(count)});
   }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
     if (o.n == T(0)) return;
-    if (s.n == T(0)) { s = o; return; }
+    if (s.n == T(0)) {
+      s = o;
+      return;
+    }
     const T n = s.n + o.n;
     const T delta = o.mean - s.mean;
     s.mean += delta * (o.n / n);
     s.m2 += o.m2 + delta * delta * (s.n * o.n / n);
     s.n = n;
   }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t count) const {
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t count) const {
     // PyTorch divides by max(0, count - correction): no elements (or too
     // few for the correction) give NaN (0 / 0) or inf, never a negative
     // divisor (0 / -1 would be -0, a wrong "variance" of an empty axis).
@@ -250,16 +346,33 @@ struct logsumexp : reduction_base {
   static constexpr const char* name = "logsumexp";
   static constexpr dtype input_dtype(dtype x) { return detail::to_floating(x); }
   static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
-  template <class T> struct state { T max = detail::lowest<T>(); T sum = T(0); };
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
-    if (math::is_nan(o.max) || math::is_nan(s.max)) { s.max = math::is_nan(s.max) ? s.max : o.max; return; }
+  template <class T>
+  struct state {
+    T max = detail::lowest<T>();
+    T sum = T(0);
+  };
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+    if (math::is_nan(o.max) || math::is_nan(s.max)) {
+      s.max = math::is_nan(s.max) ? s.max : o.max;
+      return;
+    }
     if (o.max == detail::lowest<T>()) return;  // o holds no finite mass
-    if (s.max == o.max) { s.sum += o.sum; return; }
-    if (s.max < o.max) { s.sum = s.sum * math::exp(s.max - o.max) + o.sum; s.max = o.max; }
-    else s.sum += o.sum * math::exp(o.max - s.max);
+    if (s.max == o.max) {
+      s.sum += o.sum;
+      return;
+    }
+    if (s.max < o.max) {
+      s.sum = s.sum * math::exp(s.max - o.max) + o.sum;
+      s.max = o.max;
+    } else s.sum += o.sum * math::exp(o.max - s.max);
   }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const { merge(s, state<T>{v, T(1)}); }
-  template <class T> FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const {
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
+    merge(s, state<T>{v, T(1)});
+  }
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const {
     if (math::is_nan(s.max) || s.max == detail::highest<T>()) return s.max;
     return s.max + math::log(s.sum);
   }

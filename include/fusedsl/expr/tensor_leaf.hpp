@@ -5,8 +5,8 @@
 #pragma once
 #include <type_traits>  // std::remove_const_t
 
-#include <fusedsl/expr/expression.hpp>  // detail::leaf_of, dynamic_rank
-#include <fusedsl/tensor/tensor.hpp>    // tensor
+#include <fusedsl/expr/expression.hpp>     // detail::leaf_of, dynamic_rank
+#include <fusedsl/tensor/tensor.hpp>       // tensor
 #include <fusedsl/tensor/tensor_view.hpp>  // tensor_view
 
 namespace fusedsl {

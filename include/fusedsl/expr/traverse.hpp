@@ -14,38 +14,52 @@
 namespace fusedsl {
 
 /// True for a pointwise node.
-template <class E> inline constexpr bool is_pointwise_node = is_kind<E, kind::pointwise>;
+template <class E>
+inline constexpr bool is_pointwise_node = is_kind<E, kind::pointwise>;
 /// True for a reduction node.
-template <class E> inline constexpr bool is_reduction_node = is_kind<E, kind::reduction>;
+template <class E>
+inline constexpr bool is_reduction_node = is_kind<E, kind::reduction>;
 /// True for `fx::realize(e)`: a pointwise value that becomes a node of its own.
-template <class E> inline constexpr bool is_realize_node = false;
-template <class A> inline constexpr bool is_realize_node<pointwise<ops::realize, A>> = true;
+template <class E>
+inline constexpr bool is_realize_node = false;
+template <class A>
+inline constexpr bool is_realize_node<pointwise<ops::realize, A>> = true;
 /// Nodes of their own: reductions and realized values. A loop reads them as
 /// buffers; everything else pointwise is inlined into the loop.
-template <class E> inline constexpr bool makes_node = is_reduction_node<E> || is_realize_node<E>;
+template <class E>
+inline constexpr bool makes_node = is_reduction_node<E> || is_realize_node<E>;
 
 /// The element type a node's value (a reduction or realized value) is kept
 /// in between the loops of a kernel or a plan: the type the kernels compute
 /// it in, so f16 and bf16 values stay in float (as Inductor keeps them) and
 /// round once, where the program stores them.
-template <class E> using node_storage_t = compute_t<kernel_numerics, E::value_dtype>;
+template <class E>
+using node_storage_t = compute_t<kernel_numerics, E::value_dtype>;
 
 /// The element type a loop reads leaf `E` as: a node's storage type, or
 /// the leaf's own element type.
 template <class E>
 using leaf_storage_t = std::conditional_t<makes_node<E>, node_storage_t<E>, element_t<E::value_dtype>>;
 /// Pointwise nodes computed inline by the loop that reads them.
-template <class E> inline constexpr bool is_inlined = is_pointwise_node<E> && !is_realize_node<E>;
+template <class E>
+inline constexpr bool is_inlined = is_pointwise_node<E> && !is_realize_node<E>;
 /// True for a literal constant.
-template <class E> inline constexpr bool is_constant_node = false;
-template <class T> inline constexpr bool is_constant_node<constant<T>> = true;
+template <class E>
+inline constexpr bool is_constant_node = false;
+template <class T>
+inline constexpr bool is_constant_node<constant<T>> = true;
 
 namespace detail {
-template <class E> struct children { static constexpr auto value = hana::make_tuple(); };
-template <class Op, class... Args> struct children<pointwise<Op, Args...>> {
+template <class E>
+struct children {
+  static constexpr auto value = hana::make_tuple();
+};
+template <class Op, class... Args>
+struct children<pointwise<Op, Args...>> {
   static constexpr auto value = hana::tuple_t<Args...>;
 };
-template <class Op, class Ax, bool K, class Arg> struct children<reduce<Op, Ax, K, Arg>> {
+template <class Op, class Ax, bool K, class Arg>
+struct children<reduce<Op, Ax, K, Arg>> {
   static constexpr auto value = hana::tuple_t<Arg>;
 };
 }  // namespace detail
@@ -73,9 +87,8 @@ constexpr auto unique_types(List list) {
 /// subexpression used twice is one node).
 template <class E>
 constexpr auto distinct_nodes() {
-  return unique_types(hana::filter(subexpressions<E>(), [](auto t) {
-    return hana::bool_c<makes_node<typename decltype(t)::type>>;
-  }));
+  return unique_types(
+      hana::filter(subexpressions<E>(), [](auto t) { return hana::bool_c<makes_node<typename decltype(t)::type>>; }));
 }
 
 /// Number of leaf slots a loop over `E` reads: every node that is neither
@@ -84,7 +97,8 @@ constexpr auto distinct_nodes() {
 template <class E>
 constexpr std::size_t leaf_slots() {
   if constexpr (is_inlined<E>)
-    return hana::unpack(detail::children<E>::value, [](auto... c) { return (std::size_t{0} + ... + leaf_slots<typename decltype(c)::type>()); });
+    return hana::unpack(detail::children<E>::value,
+                        [](auto... c) { return (std::size_t{0} + ... + leaf_slots<typename decltype(c)::type>()); });
   else if constexpr (is_constant_node<E>) return 0;
   else return 1;
 }

@@ -18,14 +18,14 @@ enum class dep_kind : unsigned char {
 /// A dependency as the user describes it: buffer and index by name.
 struct dep_spec {
   dep_kind kind = dep_kind::memory;
-  std::string buffer;                   ///< buffer read or written
-  std::string index;                    ///< index formula over `var_names` (memory only; empty: given by `strides`)
-  std::int64_t offset = 0;              ///< affine index without text: offset + sum(strides[i] * d_i)...
-  std::vector<std::int64_t> strides;    ///< ...one stride per variable (memory only, when `index` is empty)
-  std::vector<std::int64_t> sizes;      ///< loop sizes of the variables (memory only)
-  std::vector<std::string> var_names;   ///< spelling of the variables; empty means d0, d1, ...
-  std::int64_t bytes = 0;               ///< size hint of the access in bytes (fusion score)
-  std::string mutating_buf;             ///< buffer whose in-place update this orders (weak only)
+  std::string buffer;                  ///< buffer read or written
+  std::string index;                   ///< index formula over `var_names` (memory only; empty: given by `strides`)
+  std::int64_t offset = 0;             ///< affine index without text: offset + sum(strides[i] * d_i)...
+  std::vector<std::int64_t> strides;   ///< ...one stride per variable (memory only, when `index` is empty)
+  std::vector<std::int64_t> sizes;     ///< loop sizes of the variables (memory only)
+  std::vector<std::string> var_names;  ///< spelling of the variables; empty means d0, d1, ...
+  std::int64_t bytes = 0;              ///< size hint of the access in bytes (fusion score)
+  std::string mutating_buf;            ///< buffer whose in-place update this orders (weak only)
 };
 
 // The factories take names as string_view and assign the fields one by one: in
@@ -83,13 +83,13 @@ constexpr dep_spec weak_dep(std::string_view buffer, std::string_view mutating_b
 /// One interned index access: the loop sizes and the formula, analysed.
 /// Two MemoryDeps on the same buffer are equal exactly when their accesses are.
 struct access {
-  std::string text;                    ///< index with variables renamed d0, d1, ... in order; empty when given as strides
-  std::vector<std::int64_t> sizes;     ///< loop sizes, one per variable
-  bool indirect = false;               ///< index goes through a loaded value: never fusable
-  bool evaluable = false;              ///< strides/offset known
-  bool affine = false;                 ///< index == offset + sum(strides[i] * d_i)
+  std::string text;                 ///< index with variables renamed d0, d1, ... in order; empty when given as strides
+  std::vector<std::int64_t> sizes;  ///< loop sizes, one per variable
+  bool indirect = false;            ///< index goes through a loaded value: never fusable
+  bool evaluable = false;           ///< strides/offset known
+  bool affine = false;              ///< index == offset + sum(strides[i] * d_i)
   std::int64_t offset = 0;
-  std::vector<std::int64_t> strides;   ///< per variable
+  std::vector<std::int64_t> strides;  ///< per variable
 
   /// Affine formulas compare by value (as sympy would); others by text.
   constexpr bool operator==(const access& o) const {

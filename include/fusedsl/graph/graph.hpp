@@ -57,14 +57,14 @@ struct buffer_user {
 
 /// What the graph knows about one buffer.
 struct buffer_info {
-  int producer = -1;                ///< node writing it; -1 for graph inputs
-  std::vector<buffer_user> users;   ///< distinct reading nodes
-  bool output = false;              ///< a graph output (never eliminated, always materialized)
-  std::int64_t bytes = 0;           ///< size hint of the written buffer
-  int dtype = -1;                   ///< interned dtype of the producer, -1 when unknown
-  std::int64_t itemsize = 4;        ///< bytes per element (4 when the dtype is unknown)
-  int real = -1;                    ///< for in-place results: the buffer originally updated
-  int renamed = -1;                 ///< the buffer that replaced this one by an in-place update
+  int producer = -1;               ///< node writing it; -1 for graph inputs
+  std::vector<buffer_user> users;  ///< distinct reading nodes
+  bool output = false;             ///< a graph output (never eliminated, always materialized)
+  std::int64_t bytes = 0;          ///< size hint of the written buffer
+  int dtype = -1;                  ///< interned dtype of the producer, -1 when unknown
+  std::int64_t itemsize = 4;       ///< bytes per element (4 when the dtype is unknown)
+  int real = -1;                   ///< for in-place results: the buffer originally updated
+  int renamed = -1;                ///< the buffer that replaced this one by an in-place update
 };
 
 /// A node of a finalized graph. Node ids are positions in topological order.
@@ -73,17 +73,16 @@ struct graph_node {
   node_kind kind = node_kind::pointwise;
   int device = 0;
   std::int64_t numel = 1, rnumel = 1;
-  std::vector<int> reads, writes;      ///< dep ids in order, without repeats
-  std::vector<int> buffers;            ///< buffer ids written
-  std::vector<std::string> members;    ///< names reported for it in plans
+  std::vector<int> reads, writes;    ///< dep ids in order, without repeats
+  std::vector<int> buffers;          ///< buffer ids written
+  std::vector<std::string> members;  ///< names reported for it in plans
   int dtype = -1;
-  std::vector<int> unmet;              ///< read deps on buffers that some node writes
-  std::vector<int> preds;              ///< writers of `unmet`, ascending, without repeats
-  std::vector<int> users;              ///< nodes reading any of `buffers`, ascending
-  std::vector<std::int64_t> ranges;    ///< loop sizes: pointwise ranges then reduction ranges
-  std::size_t pointwise_ranges = 0;    ///< how many of `ranges` are pointwise
-  int mutates = -1;                    ///< buffer this node updates in place, -1 if none
-
+  std::vector<int> unmet;            ///< read deps on buffers that some node writes
+  std::vector<int> preds;            ///< writers of `unmet`, ascending, without repeats
+  std::vector<int> users;            ///< nodes reading any of `buffers`, ascending
+  std::vector<std::int64_t> ranges;  ///< loop sizes: pointwise ranges then reduction ranges
+  std::size_t pointwise_ranges = 0;  ///< how many of `ranges` are pointwise
+  int mutates = -1;                  ///< buffer this node updates in place, -1 if none
 };
 
 /// A graph of scheduler nodes. Build it with add_node/add_output, then finalize().
@@ -466,7 +465,8 @@ constexpr void graph::finalize() {
       const dep& d = deps_[r];
       auto& users = buffers_[static_cast<std::size_t>(d.buffer)].users;
       bool weak = d.kind == dep_kind::weak;
-      auto it = std::find_if(users.begin(), users.end(), [&](const buffer_user& u) { return u.node == static_cast<int>(i); });
+      auto it =
+          std::find_if(users.begin(), users.end(), [&](const buffer_user& u) { return u.node == static_cast<int>(i); });
       if (it == users.end()) users.push_back({static_cast<int>(i), weak});
       else it->weak = it->weak && weak;
       int p = buffers_[static_cast<std::size_t>(d.buffer)].producer;
@@ -528,7 +528,8 @@ constexpr std::vector<std::string> graph::eliminate_dead_nodes() {
     if (removed[static_cast<std::size_t>(i)]) continue;
     node_spec s = specs_[static_cast<std::size_t>(i)];
     std::erase_if(s.reads, [&](const dep_spec& d) {
-      return d.kind == dep_kind::weak && std::find(dead_buffers.begin(), dead_buffers.end(), d.buffer) != dead_buffers.end();
+      return d.kind == dep_kind::weak &&
+             std::find(dead_buffers.begin(), dead_buffers.end(), d.buffer) != dead_buffers.end();
     });
     kept.push_back(s);
   }

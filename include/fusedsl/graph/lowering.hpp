@@ -19,11 +19,11 @@
 #include <utility>  // std::move
 #include <vector>   // std::vector
 
-#include <fusedsl/core/hana.hpp>        // hana: walking statement and node types
-#include <fusedsl/expr/traverse.hpp>    // subexpressions, unique_types
+#include <fusedsl/core/hana.hpp>                // hana: walking statement and node types
+#include <fusedsl/expr/traverse.hpp>            // subexpressions, unique_types
 #include <fusedsl/graph/detail/index_expr.hpp>  // detail::to_decimal
-#include <fusedsl/graph/graph.hpp>      // graph, node_spec, deps
-#include <fusedsl/program/program.hpp>  // program, placeholder, role
+#include <fusedsl/graph/graph.hpp>              // graph, node_spec, deps
+#include <fusedsl/program/program.hpp>          // program, placeholder, role
 
 namespace fusedsl {
 
@@ -51,24 +51,24 @@ constexpr void add_read(std::vector<read>& reads, const std::string& buffer, con
 
 /// A node before size hints are known.
 struct pending_node {
-  std::string buffer;            ///< the buffer it writes (also the node's name)
+  std::string buffer;  ///< the buffer it writes (also the node's name)
   node_kind kind = node_kind::pointwise;
-  std::vector<int> space;        ///< iteration axes (a reduction: its operand's axes)
-  std::vector<bool> reduced;     ///< per space axis
+  std::vector<int> space;     ///< iteration axes (a reduction: its operand's axes)
+  std::vector<bool> reduced;  ///< per space axis
   std::vector<read> reads;
   std::vector<std::string> star_reads;
   std::vector<std::pair<std::string, std::string>> weak_reads;  ///< (buffer, mutating buffer)
-  std::string dtype;             ///< torch spelling, for byte sizes
-  int statement = -1;            ///< the statement it comes from
-  int distinct = -1;             ///< its position among the statement's distinct nodes; -1: the statement's value
-  bool writes_target = false;    ///< it writes the statement's target
+  std::string dtype;                                            ///< torch spelling, for byte sizes
+  int statement = -1;                                           ///< the statement it comes from
+  int distinct = -1;           ///< its position among the statement's distinct nodes; -1: the statement's value
+  bool writes_target = false;  ///< it writes the statement's target
 };
 
 /// A placeholder's state while lowering: its axes and its current buffer.
 struct leaf_state {
   std::string name;
   std::vector<int> axes;
-  int version = 0;        ///< writes so far
+  int version = 0;          ///< writes so far
   bool holds_value = true;  ///< version 0 is a value (inputs, inout) rather than unwritten memory
   std::string dtype;
   std::int64_t itemsize = 4;  ///< bytes per element of the current buffer (that of the node that wrote it)
@@ -80,9 +80,8 @@ struct leaf_state {
 };
 
 constexpr const char* torch_dtype(dtype d) {
-  constexpr const char* names[] = {"torch.float64", "torch.float32", "torch.float16", "torch.bfloat16",
-                                   "torch.int64",   "torch.int32",   "torch.int16",   "torch.int8",
-                                   "torch.uint8",   "torch.bool"};
+  constexpr const char* names[] = {"torch.float64", "torch.float32", "torch.float16", "torch.bfloat16", "torch.int64",
+                                   "torch.int32",   "torch.int16",   "torch.int8",    "torch.uint8",    "torch.bool"};
   return names[static_cast<int>(d)];
 }
 
@@ -306,8 +305,8 @@ constexpr strided_index index_of(const std::vector<int>& axes, const std::vector
 
 /// The graph of the lowered nodes, with prime size hints per symbol class.
 constexpr graph build_graph(lowering& state) {
-  constexpr std::int64_t primes[] = {31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101,
-                                     103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173,
+  constexpr std::int64_t primes[] = {31,  37,  41,  43,  47,  53,  59,  61,  67,  71,  73,  79,  83,  89,  97,
+                                     101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173,
                                      179, 181, 191, 193, 197, 199, 211, 223, 227, 229, 233, 239, 241, 251};
   std::vector<std::int64_t> hint(state.parent.size(), 0);
   std::size_t classes = 0;
@@ -358,14 +357,17 @@ template <class P>
 constexpr lowering_detail::lowering lower() {
   lowering_detail::lowering state;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (lowering_detail::lower_statement<I, std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<P>().statements))>>(state),
+    (lowering_detail::lower_statement<I, std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<P>().statements))>>(
+         state),
      ...);
-  }(std::make_index_sequence<decltype(hana::length(std::declval<P>().statements))::value>{});
+  }
+  (std::make_index_sequence<decltype(hana::length(std::declval<P>().statements))::value>{});
   hana::unpack(P::named_leaves, [&](auto... t) {
     const auto add_output = [&](auto leaf) {
       using L = typename decltype(leaf)::type;
       if constexpr (requires { L::role_of; })
-        if constexpr (L::role_of == role::out || L::role_of == role::inout) state.outputs.push_back(std::string(L::name.view()));
+        if constexpr (L::role_of == role::out || L::role_of == role::inout)
+          state.outputs.push_back(std::string(L::name.view()));
     };
     (add_output(t), ...);
   });

@@ -35,7 +35,7 @@ constexpr const char* to_string(node_kind k) {
 /// A node as the user describes it. The iteration space is the `group`
 /// (device, numel, rnumel) Inductor's SIMD backend compares.
 struct node_spec {
-  std::string name;                  ///< unique node name
+  std::string name;  ///< unique node name
   node_kind kind = node_kind::pointwise;
   std::string device = "cpu";        ///< nodes on different devices never fuse
   std::int64_t numel = 1;            ///< pointwise size of the group

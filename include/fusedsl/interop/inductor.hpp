@@ -18,11 +18,11 @@ namespace fusedsl {
 
 /// A loaded dump: the graph, and Inductor's own answer for comparison.
 struct inductor_dump {
-  std::string workload;                               ///< what was compiled
-  std::string torch;                                  ///< PyTorch version
-  double fuse_nodes_ms = 0;                           ///< Inductor's own fuse_nodes time
-  graph g;                                            ///< finalized
-  std::vector<std::vector<std::string>> fused_groups; ///< Inductor's groups (empty if absent)
+  std::string workload;                                ///< what was compiled
+  std::string torch;                                   ///< PyTorch version
+  double fuse_nodes_ms = 0;                            ///< Inductor's own fuse_nodes time
+  graph g;                                             ///< finalized
+  std::vector<std::vector<std::string>> fused_groups;  ///< Inductor's groups (empty if absent)
 };
 
 namespace detail::inductor {
@@ -52,11 +52,13 @@ struct reader {
   // A non-negative integer given as a JSON number or as a decimal string (sizes are static).
   std::int64_t integer(const value& v, const std::string& where, std::string_view field) const {
     std::string_view t = v.text;
-    if (!(v.is_string() || v.is_number()) || t.empty()) fail(where, "field \"" + std::string(field) + "\": expected an integer");
+    if (!(v.is_string() || v.is_number()) || t.empty())
+      fail(where, "field \"" + std::string(field) + "\": expected an integer");
     std::int64_t r = 0;
     for (char c : t) {
       if (c < '0' || c > '9')
-        fail(where, "field \"" + std::string(field) + "\": bad number \"" + std::string(t) + "\" (expected a non-negative integer)");
+        fail(where, "field \"" + std::string(field) + "\": bad number \"" + std::string(t) +
+                        "\" (expected a non-negative integer)");
       if (r > (INT64_MAX - (c - '0')) / 10) fail(where, "field \"" + std::string(field) + "\": number too large");
       r = r * 10 + (c - '0');
     }
@@ -185,7 +187,8 @@ inline inductor_dump load_inductor_dump(std::string_view text, const std::string
     for (const char* key : {"users", "ancestors"}) {
       if (!v.find(key)) continue;
       for (const auto& u : rd.names(v, key, "node " + names[i]))
-        if (u != "OUTPUT" && !known(u)) rd.fail("node " + names[i], "field \"" + std::string(key) + "\": unknown node \"" + u + "\"");
+        if (u != "OUTPUT" && !known(u))
+          rd.fail("node " + names[i], "field \"" + std::string(key) + "\": unknown node \"" + u + "\"");
     }
   }
   for (const auto& o : rd.names(root, "outputs", "top level")) out.g.add_output(o);

@@ -4,14 +4,14 @@
 #pragma once
 #include <type_traits>  // std::is_same_v
 
-#include <fusedsl/core/fixed_string.hpp>  // fixed_string
-#include <fusedsl/core/shape.hpp>         // max_rank
-#include <fusedsl/expr/expression.hpp>    // operand, as_expr
-#include <fusedsl/expr/pointwise.hpp>     // make_pointwise: compound assignments
-#include <fusedsl/program/binding.hpp>    // tensor_binding, param_binding
-#include <fusedsl/program/statement.hpp>  // assign
-#include <fusedsl/tensor/tensor.hpp>      // tensor
-#include <fusedsl/tensor/tensor_view.hpp> // tensor_view
+#include <fusedsl/core/fixed_string.hpp>   // fixed_string
+#include <fusedsl/core/shape.hpp>          // max_rank
+#include <fusedsl/expr/expression.hpp>     // operand, as_expr
+#include <fusedsl/expr/pointwise.hpp>      // make_pointwise: compound assignments
+#include <fusedsl/program/binding.hpp>     // tensor_binding, param_binding
+#include <fusedsl/program/statement.hpp>   // assign
+#include <fusedsl/tensor/tensor.hpp>       // tensor
+#include <fusedsl/tensor/tensor_view.hpp>  // tensor_view
 
 namespace fusedsl {
 
@@ -56,18 +56,31 @@ struct placeholder {
   /// `target = value`: a statement; inputs cannot be assigned.
   template <operand E>
   constexpr auto operator=(const E& value) const {
-    static_assert(Role != role::in,
-                  "fusedsl: cannot assign to an input placeholder: declare it fx::out<...> or fx::inout<...> to write it");
+    static_assert(
+        Role != role::in,
+        "fusedsl: cannot assign to an input placeholder: declare it fx::out<...> or fx::inout<...> to write it");
     return assign<placeholder, as_expr_t<E>>{*this, as_expr(value)};
   }
   /// `target += value` is `target = target + value`.
-  template <operand E> constexpr auto operator+=(const E& v) const { return *this = make_pointwise<ops::add>(*this, v); }
+  template <operand E>
+  constexpr auto operator+=(const E& v) const {
+    return *this = make_pointwise<ops::add>(*this, v);
+  }
   /// `target -= value` is `target = target - value`.
-  template <operand E> constexpr auto operator-=(const E& v) const { return *this = make_pointwise<ops::sub>(*this, v); }
+  template <operand E>
+  constexpr auto operator-=(const E& v) const {
+    return *this = make_pointwise<ops::sub>(*this, v);
+  }
   /// `target *= value` is `target = target * value`.
-  template <operand E> constexpr auto operator*=(const E& v) const { return *this = make_pointwise<ops::mul>(*this, v); }
+  template <operand E>
+  constexpr auto operator*=(const E& v) const {
+    return *this = make_pointwise<ops::mul>(*this, v);
+  }
   /// `target /= value` is `target = target / value`.
-  template <operand E> constexpr auto operator/=(const E& v) const { return *this = make_pointwise<ops::div>(*this, v); }
+  template <operand E>
+  constexpr auto operator/=(const E& v) const {
+    return *this = make_pointwise<ops::div>(*this, v);
+  }
 
   /// Binds a tensor or view to this placeholder for one call.
   template <class U>
@@ -81,10 +94,14 @@ struct placeholder {
   }
   /// Binds a tensor (by view: the tensor must outlive the call).
   template <class U>
-  auto operator()(tensor<U>& t) const { return (*this)(t.view()); }
+  auto operator()(tensor<U>& t) const {
+    return (*this)(t.view());
+  }
   /// Binds a const tensor (inputs only).
   template <class U>
-  auto operator()(const tensor<U>& t) const { return (*this)(t.view()); }
+  auto operator()(const tensor<U>& t) const {
+    return (*this)(t.view());
+  }
 
   constexpr bool operator==(const placeholder&) const = default;
 };
@@ -107,7 +124,8 @@ using local = placeholder<Name, T, Rank, role::local>;
 /// `prog.run(fx::cpu, ..., lr(0.01f))`. Promotes like a C++ number.
 template <fixed_string Name, class T>
 struct param {
-  static_assert(element<T>, "fusedsl: a param's type must be a fusedsl element type (float, double, integers, bool, ...)");
+  static_assert(element<T>,
+                "fusedsl: a param's type must be a fusedsl element type (float, double, integers, bool, ...)");
   using kind = fusedsl::kind::input;
   using element_type = T;
   static constexpr fixed_string name = Name;
@@ -117,7 +135,7 @@ struct param {
 
   /// Binds a value for one call (converted to T).
   template <class U>
-    requires std::is_arithmetic_v<U> || element<U>
+  requires std::is_arithmetic_v<U> || element<U>
   constexpr auto operator()(U value) const { return param_binding<param>{static_cast<T>(value)}; }
 
   constexpr bool operator==(const param&) const = default;

@@ -5,21 +5,24 @@
 #include <array>        // std::array
 #include <string_view>  // std::string_view
 
-#include <fusedsl/core/hana.hpp>          // hana: statements, leaf lists
-#include <fusedsl/expr/traverse.hpp>      // subexpressions, unique_types
+#include <fusedsl/core/hana.hpp>            // hana: statements, leaf lists
+#include <fusedsl/expr/traverse.hpp>        // subexpressions, unique_types
 #include <fusedsl/program/placeholder.hpp>  // placeholder, param, access
-#include <fusedsl/program/statement.hpp>  // assign
-#include <fusedsl/program/target.hpp>     // executor
+#include <fusedsl/program/statement.hpp>    // assign
+#include <fusedsl/program/target.hpp>       // executor
 
 namespace fusedsl {
 
 namespace detail {
-template <class T> inline constexpr bool is_statement = false;
-template <class Target, class Value> inline constexpr bool is_statement<assign<Target, Value>> = true;
+template <class T>
+inline constexpr bool is_statement = false;
+template <class Target, class Value>
+inline constexpr bool is_statement<assign<Target, Value>> = true;
 
 // Detected by members, not by partial specialization: nvcc's front end does
 // not match specializations on a placeholder's name (a class-type argument).
-template <class T> inline constexpr bool is_named_leaf = requires {
+template <class T>
+inline constexpr bool is_named_leaf = requires {
   T::name.view();
   typename T::element_type;
 };
@@ -29,7 +32,8 @@ constexpr bool has_local_role() {
   if constexpr (requires { T::role_of; }) return T::role_of == role::local;
   else return false;
 }
-template <class T> inline constexpr bool is_local = has_local_role<T>();
+template <class T>
+inline constexpr bool is_local = has_local_role<T>();
 
 /// Every named leaf (placeholders and params) a statement mentions, target first.
 template <class S>
@@ -55,7 +59,9 @@ template <class S>
 constexpr auto names_read() {
   return hana::unpack(hana::filter(subexpressions<typename S::value_type>(),
                                    [](auto t) { return hana::bool_c<is_named_leaf<typename decltype(t)::type>>; }),
-                      [](auto... t) { return std::array<std::string_view, sizeof...(t)>{decltype(t)::type::name.view()...}; });
+                      [](auto... t) {
+                        return std::array<std::string_view, sizeof...(t)>{decltype(t)::type::name.view()...};
+                      });
 }
 
 /// Where a program first reads, last reads and first writes a named leaf
@@ -69,10 +75,11 @@ template <class... Statements>
 constexpr leaf_usage usage_of(std::string_view name) {
   constexpr std::size_t count = sizeof...(Statements);
   const bool reads[] = {[&] {
-    for (std::string_view n : names_read<Statements>())
-      if (n == name) return true;
-    return false;
-  }()..., false};
+                          for (std::string_view n : names_read<Statements>())
+                            if (n == name) return true;
+                          return false;
+                        }()...,
+                        false};
   const bool writes[] = {(Statements::target_type::name.view() == name)..., false};
   leaf_usage u{count, count, -1};
   for (std::size_t i = 0; i < count; ++i) {
@@ -87,8 +94,9 @@ constexpr leaf_usage usage_of(std::string_view name) {
 template <class Leaves>
 constexpr auto leaf_infos(Leaves leaves) {
   return hana::unpack(leaves, [](auto... t) {
-    return std::array<named_leaf_info, sizeof...(t)>{named_leaf_info{
-        decltype(t)::type::name.view(), &type_tag<typename decltype(t)::type>, is_local<typename decltype(t)::type>}...};
+    return std::array<named_leaf_info, sizeof...(t)>{named_leaf_info{decltype(t)::type::name.view(),
+                                                                     &type_tag<typename decltype(t)::type>,
+                                                                     is_local<typename decltype(t)::type>}...};
   });
 }
 
@@ -113,7 +121,8 @@ constexpr bool locals_written_first(Leaves leaves) {
   return true;
 }
 
-template <class P> struct program_usage_impl;
+template <class P>
+struct program_usage_impl;
 }  // namespace detail
 
 /// Statements run in order; each reads the values that earlier statements

@@ -8,10 +8,10 @@
 #pragma once
 #include <vector>  // std::vector
 
-#include <fusedsl/core/numerics.hpp>                  // wide_numerics, compute_t
-#include <fusedsl/program/detail/bound_leaves.hpp>    // bind_leaves
-#include <fusedsl/program/detail/run_statement.hpp>   // prepare_statement
-#include <fusedsl/program/program.hpp>                // program
+#include <fusedsl/core/numerics.hpp>                 // wide_numerics, compute_t
+#include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
+#include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
+#include <fusedsl/program/program.hpp>               // program
 
 namespace fusedsl {
 
@@ -121,9 +121,9 @@ void run_statement(const S& s, detail::bound_leaves<P>& leaves) {
   for_each_index(target.sizes(), [&](const shape& index) {
     std::int64_t offset = 0;
     for (int k = 0; k < index.rank(); ++k) offset += index[k] * target.strides()[k];
-    const std::int64_t position =
-        value.sizes.rank() > index.rank() ? broadcast_position(detail::fit_rank(value.sizes, index.rank()), index)
-                                          : broadcast_position(value.sizes, index);
+    const std::int64_t position = value.sizes.rank() > index.rank()
+                                      ? broadcast_position(detail::fit_rank(value.sizes, index.rank()), index)
+                                      : broadcast_position(value.sizes, index);
     target.data()[offset] = static_cast<T>(value.values[position]);
   });
 }

@@ -7,24 +7,24 @@ namespace fusedsl {
 
 /// Scheduler settings; the defaults are Inductor's (PyTorch 2.11, torch._inductor.config).
 struct fuse_config {
-  int max_rounds = 10;                          ///< fuse_nodes: rounds of fuse_nodes_once at most
+  int max_rounds = 10;                                 ///< fuse_nodes: rounds of fuse_nodes_once at most
   int max_fusion_buffer_group_pairwise_attempts = 64;  ///< partners tried after a node in a bucket
-  int max_fusion_size = 64;                     ///< nodes in one fused kernel at most
-  bool aggressive_fusion = false;               ///< also pair nodes of equal group, shared data or not
-  std::int64_t score_fusion_memory_threshold = 10;  ///< horizontal fusions must share this many bytes
-  int max_proximity = 64;                       ///< horizontal pairs farther apart than this are refused
-  bool epilogue_fusion = true;                  ///< templates may take pointwise epilogues
-  bool epilogue_fusion_first = false;           ///< score template epilogues above other fusions
-  bool prologue_fusion = true;                  ///< templates may take pointwise prologues...
-  bool template_prologue_inputs = false;        ///< ...but only inputs the template allows (dumps do not say which)
-  bool peak_memory_guard = true;                ///< refuse fusions that likely raise peak memory
-  int max_fusion_unique_io_buffers = 0;         ///< 0: no limit (Inductor's None)
-  double min_overlap_ratio = 0.5;               ///< buffer-overlap score needs this share of the reads
-  bool loop_ordering_after_fusion = true;       ///< one extra round that may reorder loops to match
-  bool tiling_prevents_pointwise_fusion = true; ///< SIMD backend: pointwise pairs need compatible tilings
-  bool tiling_prevents_reduction_fusion = true; ///< SIMD backend: pointwise into reduction needs a valid tiling
-  bool record_log = true;                       ///< keep every candidate and its outcome (for explain)
-  bool record_rejected = false;                 ///< also keep pairs refused while collecting candidates
+  int max_fusion_size = 64;                            ///< nodes in one fused kernel at most
+  bool aggressive_fusion = false;                      ///< also pair nodes of equal group, shared data or not
+  std::int64_t score_fusion_memory_threshold = 10;     ///< horizontal fusions must share this many bytes
+  int max_proximity = 64;                              ///< horizontal pairs farther apart than this are refused
+  bool epilogue_fusion = true;                         ///< templates may take pointwise epilogues
+  bool epilogue_fusion_first = false;                  ///< score template epilogues above other fusions
+  bool prologue_fusion = true;                         ///< templates may take pointwise prologues...
+  bool template_prologue_inputs = false;         ///< ...but only inputs the template allows (dumps do not say which)
+  bool peak_memory_guard = true;                 ///< refuse fusions that likely raise peak memory
+  int max_fusion_unique_io_buffers = 0;          ///< 0: no limit (Inductor's None)
+  double min_overlap_ratio = 0.5;                ///< buffer-overlap score needs this share of the reads
+  bool loop_ordering_after_fusion = true;        ///< one extra round that may reorder loops to match
+  bool tiling_prevents_pointwise_fusion = true;  ///< SIMD backend: pointwise pairs need compatible tilings
+  bool tiling_prevents_reduction_fusion = true;  ///< SIMD backend: pointwise into reduction needs a valid tiling
+  bool record_log = true;                        ///< keep every candidate and its outcome (for explain)
+  bool record_rejected = false;                  ///< also keep pairs refused while collecting candidates
 };
 
 }  // namespace fusedsl

@@ -16,10 +16,10 @@ namespace fusedsl {
 
 /// One candidate of one round, with names resolved.
 struct fusion_decision {
-  int round = 0;                    ///< 0-based round
-  bool reorder_round = false;       ///< the extra loop-reordering round
-  std::string node1, node2;         ///< the pair as collected ("op0_op1" for a fused node)
-  std::string tried1, tried2;       ///< the pair as tried (differs when a side was fused earlier)
+  int round = 0;               ///< 0-based round
+  bool reorder_round = false;  ///< the extra loop-reordering round
+  std::string node1, node2;    ///< the pair as collected ("op0_op1" for a fused node)
+  std::string tried1, tried2;  ///< the pair as tried (differs when a side was fused earlier)
   fusion_score score;
   why_no_fuse outcome = why_no_fuse::none;  ///< none: fused
 };
@@ -87,8 +87,7 @@ inline void explain(const plan& p, std::ostream& os) {
        << " nodes, " << log.pairs_examined << " pairs examined, " << log.candidates.size() << " candidates\n";
     for (const auto& c : log.candidates) {
       os << "  " << detail::joined_names(p, log.members(c.node1)) << " + "
-         << detail::joined_names(p, log.members(c.node2)) << "  score "
-         << detail::score_text(c.score) << "  -> ";
+         << detail::joined_names(p, log.members(c.node2)) << "  score " << detail::score_text(c.score) << "  -> ";
       if (c.remapped)
         os << "as " << detail::joined_names(p, c.tried1) << " + " << detail::joined_names(p, c.tried2) << ": ";
       os << to_string(c.outcome) << "\n";
@@ -136,7 +135,8 @@ inline std::string to_dot(const plan& p) {
     o << "  }\n";
   }
   for (std::size_t i = 0; i + 1 < p.pred_start.size(); ++i)
-    for (int k = p.pred_start[i]; k < p.pred_start[i + 1]; ++k) o << "  n" << p.preds[static_cast<std::size_t>(k)] << " -> n" << i << ";\n";
+    for (int k = p.pred_start[i]; k < p.pred_start[i + 1]; ++k)
+      o << "  n" << p.preds[static_cast<std::size_t>(k)] << " -> n" << i << ";\n";
   o << "}\n";
   return o.str();
 }
@@ -147,14 +147,16 @@ inline std::string to_json(const plan& p) {
   o << "{\"fused_groups\": [";
   for (std::size_t i = 0; i < p.groups.size(); ++i) {
     o << (i ? ", " : "") << "[";
-    for (std::size_t k = 0; k < p.groups[i].names.size(); ++k) o << (k ? ", " : "") << detail::json_string(p.groups[i].names[k]);
+    for (std::size_t k = 0; k < p.groups[i].names.size(); ++k)
+      o << (k ? ", " : "") << detail::json_string(p.groups[i].names[k]);
     o << "]";
   }
   o << "], \"kernels\": " << p.groups.size() << ", \"pairs_examined\": " << p.pairs_examined << ", \"materialized\": [";
   for (std::size_t i = 0; i < p.groups.size(); ++i) {
     o << (i ? ", " : "") << "[";
     for (std::size_t k = 0; k < p.groups[i].materialized.size(); ++k)
-      o << (k ? ", " : "") << detail::json_string(p.buffer_names[static_cast<std::size_t>(p.groups[i].materialized[k])]);
+      o << (k ? ", " : "")
+        << detail::json_string(p.buffer_names[static_cast<std::size_t>(p.groups[i].materialized[k])]);
     o << "]";
   }
   o << "], \"decisions\": [";

@@ -56,7 +56,9 @@ struct inductor_policy {
 
   /// choices.can_fuse_vertical: no extra heuristic.
   template <class S>
-  constexpr why_no_fuse can_fuse_vertical(const S&, int, int, std::int64_t) const { return why_no_fuse::none; }
+  constexpr why_no_fuse can_fuse_vertical(const S&, int, int, std::int64_t) const {
+    return why_no_fuse::none;
+  }
 
   /// choices.can_fuse_horizontal: enough shared bytes, and not too far apart.
   template <class S>
@@ -73,7 +75,9 @@ struct inductor_policy {
 
   /// The backend's priority for a pair (lower is preferred); Inductor's SIMD backend has one level.
   template <class S>
-  constexpr int priority(const S&, int, int) const { return 0; }
+  constexpr int priority(const S&, int, int) const {
+    return 0;
+  }
 
   /// SIMDScheduling.can_fuse: (numel, rnumel) group rules and tiling compatibility.
   template <class S>
@@ -173,8 +177,8 @@ struct inductor_policy {
   /// the loops suggested by non-contiguous accesses that all nodes can use, else 1-D.
   /// Returned as Inductor's tiling values: {numel, rnumel} or {y, x, rnumel}.
   template <class S>
-  static constexpr std::vector<std::int64_t> select_tiling(const S& s, const std::vector<int>& nodes, std::int64_t numel,
-                                                           std::int64_t rnumel) {
+  static constexpr std::vector<std::int64_t> select_tiling(const S& s, const std::vector<int>& nodes,
+                                                           std::int64_t numel, std::int64_t rnumel) {
     std::vector<std::int64_t> fallback{numel, rnumel};
     if (rnumel != 1) return fallback;  // reductions are not tiled (config.triton.tile_reductions)
     std::vector<std::vector<std::int64_t>> tilings;

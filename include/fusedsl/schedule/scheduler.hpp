@@ -52,7 +52,8 @@ class pair_set {
   std::size_t count_ = 0;
 };
 
-constexpr std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0, std::size_t to = ~std::size_t{0}) {
+constexpr std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0,
+                               std::size_t to = ~std::size_t{0}) {
   std::int64_t p = 1;
   for (std::size_t i = from; i < v.size() && i < to; ++i) p *= v[i];
   return p;
@@ -115,7 +116,8 @@ class scheduler {
     for (int b = 0; b < g.buffer_count(); ++b) byname[static_cast<std::size_t>(b)] = b;
     std::sort(byname.begin(), byname.end(), [&](int x, int y) { return g.buffer_name(x) < g.buffer_name(y); });
     name_rank_.assign(byname.size(), 0);
-    for (std::size_t r = 0; r < byname.size(); ++r) name_rank_[static_cast<std::size_t>(byname[r])] = static_cast<int>(r);
+    for (std::size_t r = 0; r < byname.size(); ++r)
+      name_rank_[static_cast<std::size_t>(byname[r])] = static_cast<int>(r);
   }
 
   /// Runs fuse_nodes: up to max_rounds rounds of fuse_nodes_once until the node count
@@ -356,7 +358,8 @@ class scheduler {
       if (A.reduction || A.template_kernel) return why_no_fuse::prologue_not_pointwise;
       if (!cfg_.template_prologue_inputs) return why_no_fuse::prologue_inputs;
     }
-    if (A.template_kernel && (B.mutation || B.reduction || !cfg_.epilogue_fusion)) return why_no_fuse::template_epilogue;
+    if (A.template_kernel && (B.mutation || B.reduction || !cfg_.epilogue_fusion))
+      return why_no_fuse::template_epilogue;
     if (A.device != B.device) return why_no_fuse::device_mismatch;
     shared_memory m = score_fusion_memory(a, b);
     std::int64_t shared = m.exact + m.overlap;
@@ -414,7 +417,8 @@ class scheduler {
       if (std::find(names.begin(), names.end(), buf) == names.end()) names.push_back(buf);
     }
     for (int buf : names)
-      if (std::find(A.buffers.begin(), A.buffers.end(), buf) != A.buffers.end()) return why_no_fuse::memory_deps_mismatch;
+      if (std::find(A.buffers.begin(), A.buffers.end(), buf) != A.buffers.end())
+        return why_no_fuse::memory_deps_mismatch;
     auto& groups = tmp_->groups;
     groups.clear();
     for (int buf : names) {
@@ -500,8 +504,8 @@ class scheduler {
   static constexpr const fuse_config& checked_config(const fuse_config& c) {
     auto at_least = [](const char* field, std::int64_t value, std::int64_t minimum) {
       if (value < minimum)
-        throw error(std::string("fuse_nodes: fuse_config.") + field + ": must be at least " + detail::to_decimal(minimum) +
-                    ", got " + detail::to_decimal(value));
+        throw error(std::string("fuse_nodes: fuse_config.") + field + ": must be at least " +
+                    detail::to_decimal(minimum) + ", got " + detail::to_decimal(value));
     };
     at_least("max_rounds", c.max_rounds, 0);
     at_least("max_fusion_size", c.max_fusion_size, 1);
@@ -758,7 +762,8 @@ class scheduler {
     for (const auto* list : {&A.reads, &A.writes})
       for (int d : *list) {
         int buf = get_dep(d).buffer;
-        if (last_dep(B, buf) >= 0 && std::find(common.begin(), common.end(), buf) == common.end()) common.push_back(buf);
+        if (last_dep(B, buf) >= 0 && std::find(common.begin(), common.end(), buf) == common.end())
+          common.push_back(buf);
       }
     if (common.empty()) return -1;
     int best_l = -1, best_r = -1;
@@ -827,7 +832,8 @@ class scheduler {
     int u = ++tmp_->stamp;
     for (int m : members)
       for (int d : node(m).unmet)
-        if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w && tmp_->buf_mark[static_cast<std::size_t>(get_dep(d).buffer)] != own &&
+        if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w &&
+            tmp_->buf_mark[static_cast<std::size_t>(get_dep(d).buffer)] != own &&
             tmp_->dep_seen[static_cast<std::size_t>(d)] != u) {
           tmp_->dep_seen[static_cast<std::size_t>(d)] = u;
           S.unmet.push_back(d);
@@ -885,7 +891,8 @@ class scheduler {
       const dep& dd = get_dep(d);
       if (dd.kind != dep_kind::weak) continue;
       int gid = fused_of(g_.buffer(dd.buffer).producer);
-      bool counted = std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return e.first == gid; }) != counts.end();
+      bool counted =
+          std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return e.first == gid; }) != counts.end();
       if ((counted && fusable_weak_dep(d, gid, s)) || gid == s) prune.push_back(d);
     }
     if (prune.empty()) return;
@@ -919,13 +926,15 @@ class scheduler {
             found.push_back({n2, n1});
             continue;
           }
-          if (log && cfg_.record_rejected) log->rejected.push_back({index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
+          if (log && cfg_.record_rejected)
+            log->rejected.push_back(
+                {index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
         }
     };
     // Buckets of nodes by every buffer they use, in order of first use. Built flat
     // (uses in node order, then a stable counting sort) to avoid a vector per buffer.
-    auto& uses = tmp_->uses;      // (buffer, node) in traversal order
-    auto& count = tmp_->count;    // per buffer
+    auto& uses = tmp_->uses;    // (buffer, node) in traversal order
+    auto& count = tmp_->count;  // per buffer
     uses.clear();
     count.assign(static_cast<std::size_t>(g_.buffer_count()), 0);
     std::vector<int> bucket_order;
@@ -952,7 +961,8 @@ class scheduler {
         at += count[static_cast<std::size_t>(buf)];
         count[static_cast<std::size_t>(buf)] = bucket_start[static_cast<std::size_t>(buf)];
       }
-      for (const auto& u : uses) filled[static_cast<std::size_t>(count[static_cast<std::size_t>(u.first)]++)] = u.second;
+      for (const auto& u : uses)
+        filled[static_cast<std::size_t>(count[static_cast<std::size_t>(u.first)]++)] = u.second;
     }
     for (int buf : bucket_order) {
       std::size_t b = static_cast<std::size_t>(buf);
@@ -1024,7 +1034,9 @@ class scheduler {
     for (const auto& pr : pairs)
       cands.push_back({pr.first, pr.second, node(pr.first).members.front(), node(pr.second).members.front(),
                        policy_.score(*this, pr.first, pr.second)});
-    detail::python_sort_descending(cands, [&](const candidate& x, const candidate& y) { return policy_.less(x.score, y.score); });
+    detail::python_sort_descending(cands, [&](const candidate& x, const candidate& y) {
+      return policy_.less(x.score, y.score);
+    });
 
     for (const candidate& cd : cands) {
       int n1 = cd.n1, n2 = cd.n2;
@@ -1051,7 +1063,9 @@ class scheduler {
       dead_[static_cast<std::size_t>(a)] = dead_[static_cast<std::size_t>(b)] = 1;
       alive_.push_back(f);
     }
-    std::erase_if(alive_, [&](int s) { return static_cast<std::size_t>(s) < dead_.size() && dead_[static_cast<std::size_t>(s)]; });
+    std::erase_if(alive_, [&](int s) {
+      return static_cast<std::size_t>(s) < dead_.size() && dead_[static_cast<std::size_t>(s)];
+    });
     topological_sort();
     log.pairs_examined = examined;
     log.nodes_after = static_cast<int>(alive_.size());
@@ -1153,10 +1167,10 @@ class scheduler {
   struct scratch {
     std::vector<int> dep_mark, dep_seen, buf_mark, node_mark, node_seen, group_seen;
     int stamp = 0, visit = 0;
-    std::vector<int> stack;                      // depends_on
-    std::vector<std::pair<int, bool>> walk;      // will_fusion_create_cycle
-    std::vector<std::pair<int, int>> spans;      // will_fusion_create_cycle: (max_order, min_order)
-    std::vector<std::vector<std::int64_t>> memo; // policy memo per scheduler node
+    std::vector<int> stack;                       // depends_on
+    std::vector<std::pair<int, bool>> walk;       // will_fusion_create_cycle
+    std::vector<std::pair<int, int>> spans;       // will_fusion_create_cycle: (max_order, min_order)
+    std::vector<std::vector<std::int64_t>> memo;  // policy memo per scheduler node
     std::vector<char> memo_valid;
     std::vector<std::pair<int, int>> remaining;  // can_fuse_vertical
     std::vector<std::pair<int, int>> uses;       // get_possible_fusions: (buffer, node)

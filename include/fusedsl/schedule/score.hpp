@@ -7,11 +7,11 @@ namespace fusedsl {
 
 /// How good a candidate fusion is; compared with fusion_score_less.
 struct fusion_score {
-  int template_score = 0;             ///< 0: prologue into a template; 2: epilogue-first or sharing data; else 1
-  bool type_score = false;            ///< same reduction-ness and some shared data
-  std::int64_t memory_score = 0;      ///< bytes of exactly matching deps (memory traffic saved)
+  int template_score = 0;                 ///< 0: prologue into a template; 2: epilogue-first or sharing data; else 1
+  bool type_score = false;                ///< same reduction-ness and some shared data
+  std::int64_t memory_score = 0;          ///< bytes of exactly matching deps (memory traffic saved)
   std::int64_t buffer_overlap_score = 0;  ///< bytes of same-buffer reads at different indices
-  std::int64_t proximity_score = 0;   ///< minus the distance in the original order
+  std::int64_t proximity_score = 0;       ///< minus the distance in the original order
 
   constexpr bool operator==(const fusion_score&) const = default;
 };

@@ -11,16 +11,16 @@ namespace fusedsl {
 /// A scheduler node during fusion: one graph node, or a fused group of them
 /// (Inductor's SchedulerNode / FusedSchedulerNode). Deps are ids into the scheduler's tables.
 struct sched_node {
-  std::vector<int> members;          ///< graph node ids, in fused order (get_nodes())
-  std::vector<int> reads;            ///< deps read, in order (for groups: union minus writes)
-  std::vector<int> writes;           ///< deps written, in order
-  std::vector<int> unmet;            ///< read deps on buffers written by some node
-  std::vector<int> buffers;          ///< buffer ids written
+  std::vector<int> members;  ///< graph node ids, in fused order (get_nodes())
+  std::vector<int> reads;    ///< deps read, in order (for groups: union minus writes)
+  std::vector<int> writes;   ///< deps written, in order
+  std::vector<int> unmet;    ///< read deps on buffers written by some node
+  std::vector<int> buffers;  ///< buffer ids written
   bool reduction = false, template_kernel = false, foreach = false, extern_kernel = false, nop = false;
-  bool mutation = false;             ///< some member updates a buffer in place
+  bool mutation = false;  ///< some member updates a buffer in place
   int device = 0;
   std::int64_t numel = 1, rnumel = 1;  ///< the group Inductor compares (first reduction member's)
-  int min_order = 0, max_order = 0;  ///< span of the members in the original order
+  int min_order = 0, max_order = 0;    ///< span of the members in the original order
 
   /// A FusedSchedulerNode (more than one member).
   constexpr bool fused() const { return members.size() > 1; }

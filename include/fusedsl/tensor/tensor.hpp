@@ -155,10 +155,8 @@ class tensor {
   struct release {
     device where = device::cpu;
     void operator()(T* memory) const noexcept {
-      if (where == device::cpu)
-        delete[] memory;
-      else
-        detail::cuda_free(memory);
+      if (where == device::cpu) delete[] memory;
+      else detail::cuda_free(memory);
     }
   };
 

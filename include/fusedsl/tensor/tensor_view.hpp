@@ -25,8 +25,8 @@ namespace detail {
 inline int normalize_axis(int axis, int rank, const char* operation) {
   if (axis < -rank || axis >= rank)
     throw error(std::string(operation) + ": axis " + std::to_string(axis) + " is out of range for a rank-" +
-                std::to_string(rank) + " view (expected " + std::to_string(-rank) + " to " +
-                std::to_string(rank - 1) + ")");
+                std::to_string(rank) + " view (expected " + std::to_string(-rank) + " to " + std::to_string(rank - 1) +
+                ")");
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -48,7 +48,7 @@ inline void check_sizes(const shape& sizes, const char* operation) {
 /// memory must outlive it. Copying a view is cheap (pointer plus two shapes)
 /// and the accessors are host/device, so kernels take views by value.
 template <class T>
-  requires element<std::remove_const_t<T>>
+requires element<std::remove_const_t<T>>
 class tensor_view {
  public:
   /// The element type as given, `const` included (as `std::span::element_type`).
@@ -66,8 +66,8 @@ class tensor_view {
       : data_(data), sizes_(sizes), strides_(strides), where_(where) {
     if (sizes.rank() != strides.rank())
       throw error("tensor_view: sizes " + to_string(sizes) + " and strides " + to_string(strides) +
-                  " have different ranks (" + std::to_string(sizes.rank()) + " and " +
-                  std::to_string(strides.rank()) + ")");
+                  " have different ranks (" + std::to_string(sizes.rank()) + " and " + std::to_string(strides.rank()) +
+                  ")");
     detail::check_sizes(sizes, "tensor_view");
     for (int axis = 0; axis < strides.rank(); ++axis)
       if (strides[axis] < 0)
@@ -81,8 +81,7 @@ class tensor_view {
 
   /// A read-only view of a writable one (`tensor_view<float>` -> `tensor_view<const float>`).
   template <class U>
-    requires std::same_as<T, const U>
-  tensor_view(const tensor_view<U>& other)
+  requires std::same_as<T, const U> tensor_view(const tensor_view<U>& other)
       : data_(other.data()), sizes_(other.sizes()), strides_(other.strides()), where_(other.where()) {}
 
   /// First element (at index 0, ..., 0).
@@ -185,9 +184,9 @@ class tensor_view {
       } else if (sizes_[old_axis] == new_sizes[axis]) {
         strides[axis] = strides_[old_axis];
       } else {
-        throw error("expand: cannot expand sizes " + to_string(sizes_) + " to " + to_string(new_sizes) +
-                    ": axis " + std::to_string(old_axis) + " has size " + std::to_string(sizes_[old_axis]) +
-                    ", expected 1 or " + std::to_string(new_sizes[axis]));
+        throw error("expand: cannot expand sizes " + to_string(sizes_) + " to " + to_string(new_sizes) + ": axis " +
+                    std::to_string(old_axis) + " has size " + std::to_string(sizes_[old_axis]) + ", expected 1 or " +
+                    std::to_string(new_sizes[axis]));
       }
     }
     return with(data_, new_sizes, strides);

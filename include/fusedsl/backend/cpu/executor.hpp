@@ -18,13 +18,13 @@
 
 #include <omp.h>  // omp_get_max_threads
 
-#include <fusedsl/backend/cpu/kernels.hpp>           // pointwise_range, reduction_rows, ...
-#include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
-#include <fusedsl/program/detail/describe_nodes.hpp> // call_state, describe, find_node_entry
-#include <fusedsl/program/detail/nodes.hpp>          // node_runtime, node_expression
-#include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
-#include <fusedsl/program/program.hpp>               // program
-#include <fusedsl/program/target.hpp>                // cpu_target, executor
+#include <fusedsl/backend/cpu/kernels.hpp>            // pointwise_range, reduction_rows, ...
+#include <fusedsl/program/detail/bound_leaves.hpp>    // bind_leaves
+#include <fusedsl/program/detail/describe_nodes.hpp>  // call_state, describe, find_node_entry
+#include <fusedsl/program/detail/nodes.hpp>           // node_runtime, node_expression
+#include <fusedsl/program/detail/run_statement.hpp>   // prepare_statement
+#include <fusedsl/program/program.hpp>                // program
+#include <fusedsl/program/target.hpp>                 // cpu_target, executor
 
 namespace fusedsl {
 
@@ -63,8 +63,8 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
 /// target's element type (the value converts as it is stored), any other
 /// node its storage type (node_storage_t).
 template <std::size_t S, int K, class P>
-void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, loop_kind kind,
-              std::int64_t begin, std::int64_t end) {
+void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, loop_kind kind, std::int64_t begin,
+              std::int64_t end) {
   const auto& node = detail::node_expression<S, K>(prog);
   using N = std::remove_cvref_t<decltype(node)>;
   using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
@@ -76,7 +76,8 @@ void run_node(const P& prog, const detail::node_runtime& n, const tile_operands&
 template <class P>
 struct cpu_node_entry {
   using describe_fn = void (*)(call_state<P>&, detail::node_runtime&);
-  using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, loop_kind, std::int64_t, std::int64_t);
+  using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, loop_kind, std::int64_t,
+                          std::int64_t);
   describe_fn describe = nullptr;
   run_fn run = nullptr;
   std::size_t element_size = 0;
@@ -121,12 +122,14 @@ inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& me
 
 /// Runs one group of the schedule.
 template <class P>
-void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, const group_schedule::group& g, bool fuse) {
+void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, const group_schedule::group& g,
+               bool fuse) {
   using entry = cpu_node_entry<P>;
   const std::size_t count = g.nodes.size();
   std::vector<entry> entries;
   for (int m : g.nodes)
-    entries.push_back(detail::find_node_entry<P, entry>(call.plan.statement[static_cast<std::size_t>(m)], call.plan.distinct[static_cast<std::size_t>(m)]));
+    entries.push_back(detail::find_node_entry<P, entry>(call.plan.statement[static_cast<std::size_t>(m)],
+                                                        call.plan.distinct[static_cast<std::size_t>(m)]));
 
   // Spaces first (homes are needed before leaves, so describe twice: once for shapes).
   for (std::size_t i = 0; i < count; ++i) {
@@ -142,9 +145,11 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
   if (mode == group_mode::tiles_of_rows)
     for (auto it = members.rbegin(); it != members.rend(); ++it)
       if ((*it)->reduction) group_outer = (*it)->outer;
-  const std::int64_t inner = mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
-  const std::int64_t tile = mode == group_mode::tiles_of_rows ? std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(inner, 1))
-                                                               : tile_elements;
+  const std::int64_t inner =
+      mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
+  const std::int64_t tile = mode == group_mode::tiles_of_rows
+                                ? std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(inner, 1))
+                                : tile_elements;
   // Homes: targets write the bound memory; kernel-local buffers of a fused
   // group live in scratch; the rest in the pool.
   std::vector<std::size_t> scratch_bytes;
@@ -182,10 +187,12 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
         continue;
       }
       const std::int64_t units = n.outer;
-      const std::int64_t per_task =
-          kind == loop_kind::elements ? tile_elements : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
+      const std::int64_t per_task = kind == loop_kind::elements
+                                        ? tile_elements
+                                        : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
 #pragma omp parallel for schedule(static) if (n.outer * n.inner > tile_elements)
-      for (std::int64_t b = 0; b < units; b += per_task) entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task));
+      for (std::int64_t b = 0; b < units; b += per_task)
+        entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task));
     }
     return;
   }
@@ -233,7 +240,7 @@ struct executor<cpu_target> {
     thread_local std::vector<std::vector<std::byte>> pool;
     pool.resize(plan.statement.size());
     detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
-                                   std::vector<detail::buffer_home>(plan.statement.size())};
+                               std::vector<detail::buffer_home>(plan.statement.size())};
     for (const auto& g : plan.groups) cpu_detail::run_group(call, pool, g, target.fuse);
   }
 };

@@ -101,7 +101,8 @@ constexpr bool chunk_invariant_candidate() {
       return (([]<class C>(hana::basic_type<C>) {
                 if constexpr (is_inlined<C>) return chunk_invariant_candidate<C>();
                 else return is_constant_node<C> || makes_node<C> || C::rank == 0;
-              }(c)) && ...);
+              }(c)) &&
+              ...);
     });
   }
 }
@@ -150,7 +151,8 @@ struct invariant_recorder {
 /// `values[i] = e` at the n elements of the prepared chunk.
 template <class E, class V>
 FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));  // vectorized: evaluate_chunk
+  for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk
+    values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));
 }
 
 /// evaluate_chunk with the chunk's invariant subexpressions taken from
@@ -183,7 +185,8 @@ inline std::int64_t dot(const shape& index, const shape& strides) {
 /// Pointwise node `e` (its loop expression) over the flat elements
 /// [begin, end) of `n.space`, storing `Out` elements.
 template <class Out, class E>
-FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, std::int64_t begin, std::int64_t end) {
+FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, std::int64_t begin,
+                                        std::int64_t end) {
   constexpr std::size_t slots = leaf_slots<E>();
   using value_type = compute_t<kernel_numerics, E::value_dtype>;
   const shape& space = n.space;
@@ -253,15 +256,17 @@ struct reduction_axes {
 /// True when reduction `R`'s accumulator adds a whole chunk of values at
 /// once (`add_block`), which it does better than element by element.
 template <class R, class State>
-inline constexpr bool takes_blocks = requires(const R& r, State& s, const compute_t<kernel_numerics, R::input_dtype>* v) {
+inline constexpr bool takes_blocks = requires(const R& r, State& s,
+                                              const compute_t<kernel_numerics, R::input_dtype>* v) {
   r.op.add_block(s, v, std::int64_t{});
 };
 
 /// Accumulates reduction `r` of kept element `row` over reduced elements
 /// [j0, j1) (flat, row-major over the reduced axes) into `state`.
 template <class R, class State>
-FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes, const tile_operands& t,
-                std::int64_t row, std::int64_t j0, std::int64_t j1, State& state) {
+FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes,
+                                   const tile_operands& t, std::int64_t row, std::int64_t j0, std::int64_t j1,
+                                   State& state) {
   using Arg = std::remove_cvref_t<decltype(r.arg)>;
   using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   constexpr std::size_t slots = leaf_slots<Arg>();
@@ -297,11 +302,13 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
         std::int64_t i = 0;
         for (; i + reduction_lanes <= m; i += reduction_lanes)
           for (int l = 0; l < reduction_lanes; ++l)  // vectorized: reduction lanes
-            r.op.add(lanes[l], static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i + l})),
+            r.op.add(lanes[l],
+                     static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i + l})),
                      j + done + i + l);
         for (; i < m; ++i)
           r.op.add(lanes[i % reduction_lanes],
-                   static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})), j + done + i);
+                   static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})),
+                   j + done + i);
       }
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
     }
@@ -383,8 +390,9 @@ inline std::int64_t column_parts(std::int64_t columns, std::int64_t rows) {
 /// Adds reduced elements (rows) [j0, j1) of columns [c0, c1) into
 /// `states[c - c0]`: each row's columns are read in order, a chunk at a time.
 template <class R>
-FUSEDSL_CPU_KERNEL void accumulate_columns(const R& r, const node_runtime& n, const reduction_axes& axes, const tile_operands& t,
-                        std::int64_t c0, std::int64_t c1, std::int64_t j0, std::int64_t j1, reduction_state<R>* states) {
+FUSEDSL_CPU_KERNEL void accumulate_columns(const R& r, const node_runtime& n, const reduction_axes& axes,
+                                           const tile_operands& t, std::int64_t c0, std::int64_t c1, std::int64_t j0,
+                                           std::int64_t j1, reduction_state<R>* states) {
   using Arg = std::remove_cvref_t<decltype(r.arg)>;
   using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   constexpr std::size_t slots = leaf_slots<Arg>();
@@ -438,7 +446,8 @@ void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t
 #pragma omp parallel for schedule(static) if (columns * parts > chunk * chunk)
   for (std::int64_t c = 0; c < columns; ++c) {
     reduction_state<R> state = partial[static_cast<std::size_t>(c)];
-    for (std::int64_t part = 1; part < parts; ++part) r.op.merge(state, partial[static_cast<std::size_t>(part * columns + c)]);
+    for (std::int64_t part = 1; part < parts; ++part)
+      r.op.merge(state, partial[static_cast<std::size_t>(part * columns + c)]);
     out[axes.row_offset(c, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(state, rows));
   }
 }

@@ -50,7 +50,8 @@ inline constexpr int row_threads = 1024;
 class device_buffer {
  public:
   device_buffer() = default;
-  device_buffer(device_buffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  device_buffer(device_buffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
   device_buffer& operator=(device_buffer&&) = delete;
   ~device_buffer() { detail::cuda_free(data_); }
   /// At least `bytes` bytes (contents not kept when it grows).
@@ -74,8 +75,8 @@ class device_buffer {
 inline void check_launch(const char* kernel_class, const std::string& nodes) {
   const cudaError_t status = cudaGetLastError();
   if (status != cudaSuccess)
-    throw error(std::string("fusedsl: CUDA ") + kernel_class + " kernel for nodes [" + nodes + "] failed: " +
-                cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+    throw error(std::string("fusedsl: CUDA ") + kernel_class + " kernel for nodes [" + nodes +
+                "] failed: " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
 }
 
 /// Multiprocessors of the current device.
@@ -95,10 +96,11 @@ template <class D, int J, std::size_t S>
 constexpr void add_slot_infos(slot_info* infos) {
   if constexpr (S < leaf_slots<loop_t<D, J>>()) {
     using L = leaf_at<loop_t<D, J>, S>;
-    constexpr bool is_param = !requires { L::role_of; } && !makes_node<L> && !requires { std::declval<L>().view; };
+    constexpr bool is_param = !requires { L::role_of; }
+    &&!makes_node<L> && !requires { std::declval<L>().view; };
     infos[slot_base<D>[J] + static_cast<int>(S)] = {is_param ? static_cast<int>(sizeof(element_t<L::value_dtype>)) : 0,
-                                                    memory_leaf_index<D, L>(), static_cast<int>(sizeof(leaf_storage_t<L>)),
-                                                    producer<D, J, L>()};
+                                                    memory_leaf_index<D, L>(),
+                                                    static_cast<int>(sizeof(leaf_storage_t<L>)), producer<D, J, L>()};
     add_slot_infos<D, J, S + 1>(infos);
   }
 }
@@ -206,8 +208,8 @@ inline bool fused_class(const std::vector<const node_runtime*>& members, kernel_
 /// A pointwise group: vectorized or not, 32- or 64-bit indices.
 template <class... N, class... L>
 void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
-                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized, bool wide, unsigned blocks,
-                      int threads, cudaStream_t stream) {
+                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized,
+                      bool wide, unsigned blocks, int threads, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
   constexpr int V = vector_width<D>;
   if (vectorized && wide) pointwise_kernel<D, std::int64_t, V><<<blocks, threads, 0, stream>>>(objects, a);
@@ -219,8 +221,8 @@ void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::t
 /// A row group: vectorized along the rows or not.
 template <class... N, class... L>
 void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
-                 const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized, unsigned blocks,
-                 int threads, std::size_t shared, cudaStream_t stream) {
+                 const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized,
+                 unsigned blocks, int threads, std::size_t shared, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
   if (vectorized) row_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
   else row_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
@@ -229,8 +231,8 @@ void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<
 /// The partial states of a column or split group.
 template <class... N, class... L>
 void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
-                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool columns, unsigned column_blocks,
-                     int shared_per_thread, cudaStream_t stream) {
+                     const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool columns,
+                     unsigned column_blocks, int shared_per_thread, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
   if (columns) {
     const dim3 threads(32, 8), blocks(column_blocks, static_cast<unsigned>(a.chunks));
@@ -244,8 +246,8 @@ void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tu
 /// The second stage of a column or split group.
 template <class... N, class... L>
 void launch_finish(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
-                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, unsigned blocks, int shared_per_thread,
-                   cudaStream_t stream) {
+                   const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, unsigned blocks,
+                   int shared_per_thread, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
   finish_kernel<D><<<blocks, 256, static_cast<std::size_t>(256 * shared_per_thread), stream>>>(objects, a);
 }
@@ -315,8 +317,10 @@ struct launcher {
     bool wide = total >= (std::int64_t{1} << 31);
     for (const pending& p : memory) {
       std::int64_t reach = 0;
-      for (int d = 0; d < a.space.kept_rank; ++d) reach += (a.space.kept[d] - 1) * (p.target->kept[d] < 0 ? -p.target->kept[d] : p.target->kept[d]);
-      for (int d = 0; d < a.space.reduced_rank; ++d) reach += (a.space.reduced[d] - 1) * (p.target->reduced[d] < 0 ? -p.target->reduced[d] : p.target->reduced[d]);
+      for (int d = 0; d < a.space.kept_rank; ++d)
+        reach += (a.space.kept[d] - 1) * (p.target->kept[d] < 0 ? -p.target->kept[d] : p.target->kept[d]);
+      for (int d = 0; d < a.space.reduced_rank; ++d)
+        reach += (a.space.reduced[d] - 1) * (p.target->reduced[d] < 0 ? -p.target->reduced[d] : p.target->reduced[d]);
       wide = wide || reach >= (std::int64_t{1} << 31);
     }
 
@@ -327,7 +331,8 @@ struct launcher {
                               vector_friendly(memory, a.space, V);
       const std::int64_t vectors = a.space.outer / (vectorized ? V : 1);
       const int threads = 256;
-      const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((vectors + threads - 1) / threads, std::int64_t{sms} * 64));
+      const auto blocks =
+          static_cast<unsigned>(std::min<std::int64_t>((vectors + threads - 1) / threads, std::int64_t{sms} * 64));
       launch_pointwise(objects, a, vectorized, wide, blocks, threads, stream);
       check_launch(name(k), node_names);
     } else if constexpr (!info.any_reduction) {
@@ -341,34 +346,43 @@ struct launcher {
       // 16 and 8 for rows of 4096 floats (fewer threads per row, fewer
       // merge steps, more 16-byte loads in flight per thread).
       const std::int64_t per_thread = vectorized ? 32 : 8;
-      a.threads_per_row = static_cast<int>(std::min<std::uint64_t>(
-          row_threads, std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(1, (a.space.inner + per_thread - 1) / per_thread)))));
+      a.threads_per_row = static_cast<int>(
+          std::min<std::uint64_t>(row_threads,
+                                  std::bit_ceil(static_cast<std::uint64_t>(
+                                      std::max<std::int64_t>(1, (a.space.inner + per_thread - 1) / per_thread)))));
       const int threads = std::max(a.threads_per_row, 256);
       const int rows_per_block = threads / a.threads_per_row;
-      const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((a.space.outer + rows_per_block - 1) / rows_per_block, std::int64_t{sms} * 64));
+      const auto blocks = static_cast<unsigned>(
+          std::min<std::int64_t>((a.space.outer + rows_per_block - 1) / rows_per_block, std::int64_t{sms} * 64));
       a.states_bytes = (static_cast<std::int64_t>(threads) * shared_per_thread + 15) / 16 * 16;
       choose_cached(members, a);
       if (a.states_bytes + rows_per_block * a.cache_row_bytes > 48 * 1024) a.cached = 0, a.cache_row_bytes = 0;
-      launch_rows(objects, a, vectorized, blocks, threads, static_cast<std::size_t>(a.states_bytes + rows_per_block * a.cache_row_bytes), stream);
+      launch_rows(objects, a, vectorized, blocks, threads,
+                  static_cast<std::size_t>(a.states_bytes + rows_per_block * a.cache_row_bytes), stream);
       check_launch(name(k), node_names);
     } else {
       const bool columns = k == kernel_class::columns;
       const std::int64_t column_blocks = (a.space.outer + 31) / 32;
-      a.chunks = columns ? std::clamp<std::int64_t>(2048 / column_blocks, 1, std::max<std::int64_t>(1, a.space.inner / 64))
-                         : std::clamp<std::int64_t>(a.space.inner / 65536, 1, 1024);
+      a.chunks = columns
+                     ? std::clamp<std::int64_t>(2048 / column_blocks, 1, std::max<std::int64_t>(1, a.space.inner / 64))
+                     : std::clamp<std::int64_t>(a.space.inner / 65536, 1, 1024);
       a.chunks = std::min<std::int64_t>(a.chunks, 65535);
       std::size_t bytes = 0;
       for (int m : members) {
         const int j = entry_index(m);
         a.work_offset[j] = static_cast<std::int64_t>(bytes);
-        bytes += static_cast<std::size_t>(a.space.outer * a.chunks * info.nodes[static_cast<std::size_t>(j)].state_bytes + 16) / 16 * 16;
+        bytes += static_cast<std::size_t>(
+                     a.space.outer * a.chunks * info.nodes[static_cast<std::size_t>(j)].state_bytes + 16) /
+                 16 * 16;
       }
       a.workspace = static_cast<char*>(pool.back().reserve(bytes));
-      a.threads_per_row = static_cast<int>(std::min<std::uint64_t>(256, std::bit_ceil(static_cast<std::uint64_t>(a.chunks))));
+      a.threads_per_row =
+          static_cast<int>(std::min<std::uint64_t>(256, std::bit_ceil(static_cast<std::uint64_t>(a.chunks))));
       launch_partials(objects, a, columns, static_cast<unsigned>(column_blocks), shared_per_thread, stream);
       check_launch(name(k), node_names);
       const int per_block = 256 / a.threads_per_row;
-      launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), shared_per_thread, stream);
+      launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), shared_per_thread,
+                    stream);
       check_launch("reduction finish", node_names);
     }
   }
@@ -389,7 +403,8 @@ struct launcher {
   }
 
   int entry_index(int position) const {
-    return node_index<D>(call.plan.statement[static_cast<std::size_t>(position)], call.plan.distinct[static_cast<std::size_t>(position)]);
+    return node_index<D>(call.plan.statement[static_cast<std::size_t>(position)],
+                         call.plan.distinct[static_cast<std::size_t>(position)]);
   }
 
   /// Placeholders read by two or more nodes of the group and written by
@@ -434,8 +449,7 @@ struct launcher {
       for (int i = 0; i < n; ++i) {
         const int d = kept_here[i];
         bool joins = rank > 0;
-        for (const Pending& p : memory)
-          joins = joins && (*p.strides)[kept_here[i - 1]] == (*p.strides)[d] * space[d];
+        for (const Pending& p : memory) joins = joins && (*p.strides)[kept_here[i - 1]] == (*p.strides)[d] * space[d];
         if (joins) {
           sizes[rank - 1] *= space[d];
           for (Pending& p : memory) (reduced ? p.target->reduced : p.target->kept)[rank - 1] = (*p.strides)[d];
@@ -469,7 +483,8 @@ struct launcher {
       const std::int64_t* reduced = p.target->reduced;
       const std::int64_t inner = along_reduced ? reduced[s.reduced_rank - 1] : kept[s.kept_rank - 1];
       if (inner == 0) continue;
-      if (inner != 1 || reinterpret_cast<std::uintptr_t>(p.target->data) % 16 != 0 || V * p.bytes % 16 != 0) return false;
+      if (inner != 1 || reinterpret_cast<std::uintptr_t>(p.target->data) % 16 != 0 || V * p.bytes % 16 != 0)
+        return false;
       for (int d = 0; d < s.kept_rank - (along_reduced ? 0 : 1); ++d)
         if (kept[d] * p.bytes % 16 != 0) return false;
       for (int d = 0; d + 1 < s.reduced_rank; ++d)
@@ -530,7 +545,8 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
     if (in_registers[i] && g.kernel_local[i]) {
       home.scratch = 0;  // registers: never in memory
     } else {
-      home.data = run.pool[m].reserve(static_cast<std::size_t>(std::max<std::int64_t>(1, n.out_sizes.numel())) * entries[i].element_size);
+      home.data = run.pool[m].reserve(static_cast<std::size_t>(std::max<std::int64_t>(1, n.out_sizes.numel())) *
+                                      entries[i].element_size);
     }
   }
   for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
@@ -558,9 +574,11 @@ struct executor<cuda_target> {
   static void run(const program<Statements...>& prog, cuda_target target, const Bindings&... bindings) {
     using P = program<Statements...>;
     using D = cuda_detail::device_program_of<P>;
-    static_assert(cuda_detail::node_count<D> <= cuda_detail::max_nodes, "fusedsl: a program may have at most 64 nodes on the CUDA backend");
-    static_assert(sizeof(cuda_detail::group_args<D>) + sizeof(cuda_detail::node_objects<D>) <= 32000,
-                  "fusedsl: this program's kernel parameters exceed CUDA's 32 KB limit: split it into smaller programs");
+    static_assert(cuda_detail::node_count<D> <= cuda_detail::max_nodes,
+                  "fusedsl: a program may have at most 64 nodes on the CUDA backend");
+    static_assert(
+        sizeof(cuda_detail::group_args<D>) + sizeof(cuda_detail::node_objects<D>) <= 32000,
+        "fusedsl: this program's kernel parameters exceed CUDA's 32 KB limit: split it into smaller programs");
     auto leaves = detail::bind_leaves(prog, device::cuda, bindings...);
     hana::for_each(prog.statements, [&](const auto& s) { detail::prepare_statement<P>(s, leaves, device::cuda); });
     static const detail::group_schedule fused = detail::make_group_schedule<P>(true);

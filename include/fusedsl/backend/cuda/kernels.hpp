@@ -30,10 +30,10 @@ namespace fusedsl::cuda_detail {
 /// Where a kernel reads one leaf slot or writes one node: memory with
 /// strides over the group's kept axes (outer) and reduced axes (inner).
 struct operand {
-  const void* data = nullptr;             ///< nullptr: the value is in registers (or a param)
-  std::int64_t kept[max_rank] = {};       ///< strides over the kept axes
-  std::int64_t reduced[max_rank] = {};    ///< strides over the reduced axes
-  std::uint64_t value = 0;                ///< a param's bits
+  const void* data = nullptr;           ///< nullptr: the value is in registers (or a param)
+  std::int64_t kept[max_rank] = {};     ///< strides over the kept axes
+  std::int64_t reduced[max_rank] = {};  ///< strides over the reduced axes
+  std::uint64_t value = 0;              ///< a param's bits
 };
 
 /// The iteration space of a group: kept axes (rows, or every axis of a
@@ -48,17 +48,17 @@ struct space_args {
 template <class P>
 struct group_args {
   space_args space;
-  std::uint64_t active = 0;         ///< nodes the group runs
-  std::uint64_t in_registers = 0;   ///< nodes whose readers in this group take the value from registers
-  std::uint64_t stores_target = 0;  ///< nodes that store their statement target's element type
-  std::uint64_t cached = 0;         ///< placeholders the row kernel keeps in shared memory
+  std::uint64_t active = 0;                         ///< nodes the group runs
+  std::uint64_t in_registers = 0;                   ///< nodes whose readers in this group take the value from registers
+  std::uint64_t stores_target = 0;                  ///< nodes that store their statement target's element type
+  std::uint64_t cached = 0;                         ///< placeholders the row kernel keeps in shared memory
   int cache_source[memory_leaf_count<P> + 1] = {};  ///< per placeholder: the slot whose address it is cached from
   std::int64_t cache_offset[memory_leaf_count<P> + 1] = {};  ///< per placeholder: bytes into a row's cache
-  std::int64_t cache_row_bytes = 0;  ///< a row's cache
-  std::int64_t states_bytes = 0;     ///< shared memory for merging states, before the caches
-  int threads_per_row = 1;          ///< row and finish kernels
-  std::int64_t chunks = 1;          ///< column and split kernels: partial states per kept element
-  char* workspace = nullptr;        ///< partial states
+  std::int64_t cache_row_bytes = 0;                          ///< a row's cache
+  std::int64_t states_bytes = 0;                             ///< shared memory for merging states, before the caches
+  int threads_per_row = 1;                                   ///< row and finish kernels
+  std::int64_t chunks = 1;                       ///< column and split kernels: partial states per kept element
+  char* workspace = nullptr;                     ///< partial states
   std::int64_t work_offset[node_count<P>] = {};  ///< bytes into `workspace`, per node
   operand leaves[slot_base<P>[node_count<P>] + 1];
   operand outs[node_count<P>];
@@ -137,7 +137,8 @@ struct position {
 /// (no division at all), and an unrolled loop of 64-bit divisions per
 /// operand made kernels large enough to run out of the instruction cache.
 template <class Index>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index unravel_dot(Index flat, int rank, const std::int64_t* sizes, const std::int64_t* strides) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index unravel_dot(Index flat, int rank, const std::int64_t* sizes,
+                                                     const std::int64_t* strides) {
   if (rank == 0) return 0;
   Index result = 0;
 #pragma unroll 1
@@ -215,7 +216,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
     constexpr int from_node = producer<P, J, L>();
     constexpr int placeholder = memory_leaf_index<P, L>();
     bool done = false;
-    if constexpr (!requires { L::role_of; } && !makes_node<L> && !requires { std::declval<L>().view; }) {  // a param
+    if constexpr (
+        !requires { L::role_of; } && !makes_node<L> && !requires { std::declval<L>().view; }) {  // a param
       T value;
       std::memcpy(&value, &o.value, sizeof(T));
 #pragma unroll
@@ -310,13 +312,15 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes,
     for (int u = 0; u < unroll; ++u)
 #pragma unroll
       for (int v = 0; v < V; ++v)
-        r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots[u], v})), j + u * step + v);
+        r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots[u], v})),
+                 j + u * step + v);
   }
   for (; j < end; j += step) {
     slot_values<E, V> slots;
     gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j}, slots);
 #pragma unroll
-    for (int v = 0; v < V; ++v) r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v})), j + v);
+    for (int v = 0; v < V; ++v)
+      r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v})), j + v);
   }
 }
 
@@ -334,7 +338,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_nodes(const node_objects<P>& n
 
 /// Pointwise group: thread q runs every node at elements [qV, qV + V).
 template <class P, class Index, int V>
-__global__ void __launch_bounds__(256) pointwise_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
+__global__ void __launch_bounds__(256)
+    pointwise_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   const Index vectors = static_cast<Index>(a.space.outer / V);
   for (Index q = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; q < vectors;
        q += static_cast<Index>(gridDim.x) * blockDim.x) {
@@ -374,7 +379,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_first(const State& state, int w
 /// warps' states through shared memory; every thread gets its row's total.
 /// Every thread of the block calls it.
 template <class Op, class State>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, int threads_per_row, unsigned char* shared) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, int threads_per_row,
+                                                   unsigned char* shared) {
   const int width = threads_per_row < 32 ? threads_per_row : 32;
   const int in_warp = static_cast<int>(threadIdx.x) % 32;
   for (int offset = width / 2; offset > 0; offset /= 2) {
@@ -397,8 +403,9 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, in
 }
 
 template <class P, int J, int V>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a, registers<P, V>& regs,
-                                                  std::int64_t row, bool valid, unsigned char* shared) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
+                                                  registers<P, V>& regs, std::int64_t row, bool valid,
+                                                  unsigned char* shared) {
   if constexpr (J < node_count<P>) {
     if (a.active >> J & 1u) {
       const int tpr = a.threads_per_row;
@@ -406,7 +413,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
       const std::int64_t inner = a.space.inner;
       if constexpr (is_reduction_at<P, J>) {
         state_t<P, J> state{};
-        if (valid) accumulate<P, J, V>(nodes, a, regs, row, std::int64_t{lane} * V, inner, std::int64_t{tpr} * V, state);
+        if (valid)
+          accumulate<P, J, V>(nodes, a, regs, row, std::int64_t{lane} * V, inner, std::int64_t{tpr} * V, state);
         const auto& op = get<J>(nodes).op;
         state = merge_row(op, state, tpr, shared);
         const auto result = op.finish(state, inner);
@@ -438,7 +446,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void fill_cache(const group_args<P>& a, unsig
       const std::int64_t step = std::int64_t{a.threads_per_row} * V;
       const bool contiguous = innermost_stride(o, a.space) == 1;
 #pragma unroll 4
-      for (std::int64_t j = std::int64_t{static_cast<int>(threadIdx.x) % a.threads_per_row} * V; j < a.space.inner; j += step) {
+      for (std::int64_t j = std::int64_t{static_cast<int>(threadIdx.x) % a.threads_per_row} * V; j < a.space.inner;
+           j += step) {
         const T* from = static_cast<const T*>(o.data) + offset(o, a.space, position<std::int64_t>{row, j});
         T values[V];
         if (V > 1 && contiguous) {
@@ -459,7 +468,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void fill_cache(const group_args<P>& a, unsig
 /// order, each thread on the same elements in every pass (`V` at j = (lane +
 /// k * tpr) * V: 16-byte loads when the rows are contiguous and aligned).
 template <class P, int V>
-__global__ void __launch_bounds__(1024) row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
+__global__ void __launch_bounds__(1024)
+    row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   const int rows_per_block = static_cast<int>(blockDim.x) / a.threads_per_row;
   const int slot = static_cast<int>(threadIdx.x) / a.threads_per_row;
@@ -495,7 +505,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void column_nodes(const node_objects<P>& node
         const std::int64_t begin = rows * blockIdx.y / a.chunks, end = rows * (blockIdx.y + 1) / a.chunks;
         state_t<P, J> state{};
         const bool valid = column < a.space.outer;
-        if (valid) accumulate<P, J, 1>(nodes, a, registers<P, 1>{}, column, begin + threadIdx.y, end, blockDim.y, state);
+        if (valid)
+          accumulate<P, J, 1>(nodes, a, registers<P, 1>{}, column, begin + threadIdx.y, end, blockDim.y, state);
         // The blockDim.y states of a column, merged in order of their rows.
         auto* states = reinterpret_cast<state_t<P, J>*>(shared);
         __syncthreads();
@@ -515,7 +526,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void column_nodes(const node_objects<P>& node
 /// Column group: threads over columns (x), rows of a chunk over y; one
 /// partial state per column and chunk (blockIdx.y).
 template <class P>
-__global__ void __launch_bounds__(256) column_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
+__global__ void __launch_bounds__(256)
+    column_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   column_nodes<P, 0>(nodes, a, static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x, shared);
 }
@@ -540,7 +552,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void split_nodes(const node_objects<P>& nodes
 
 /// Split group: few long rows; block (x, y) reduces chunk x of row y.
 template <class P>
-__global__ void __launch_bounds__(512) split_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
+__global__ void __launch_bounds__(512)
+    split_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   split_nodes<P, 0>(nodes, a, shared);
 }
@@ -575,7 +588,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& node
 /// partial states in chunk order (`threads_per_row` threads each, a tree),
 /// finishes and stores.
 template <class P>
-__global__ void __launch_bounds__(256) finish_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
+__global__ void __launch_bounds__(256)
+    finish_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   finish_nodes<P, 0>(nodes, a, shared);
 }

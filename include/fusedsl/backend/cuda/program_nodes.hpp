@@ -51,7 +51,9 @@ struct device_param {
 
 /// True for placeholders (named leaves with a role), false for params.
 template <class L>
-inline constexpr bool is_placeholder = requires { L::role_of; };
+inline constexpr bool is_placeholder = requires {
+  L::role_of;
+};
 
 /// Placeholders of `P` (named leaves read from memory), in order of first mention.
 template <class P>
@@ -66,16 +68,16 @@ struct to_device {
   static constexpr type make(const E& e) { return e; }
 };
 template <class P, class E>
-  requires is_placeholder<E>
+requires is_placeholder<E>
 struct to_device<P, E> {
-  using type = device_placeholder<static_cast<int>(std::remove_cvref_t<decltype(hana::index_if(
-                                      memory_leaves<P>(), hana::equal.to(hana::type_c<E>)).value())>::value),
-                                  typename E::element_type, E::rank, E::role_of>;
+  using type = device_placeholder<
+      static_cast<int>(std::remove_cvref_t<
+                       decltype(hana::index_if(memory_leaves<P>(), hana::equal.to(hana::type_c<E>)).value())>::value),
+      typename E::element_type, E::rank, E::role_of>;
   static constexpr type make(const E&) { return {}; }
 };
 template <class P, class E>
-  requires(detail::is_named_leaf<E> && !is_placeholder<E>)
-struct to_device<P, E> {
+requires(detail::is_named_leaf<E> && !is_placeholder<E>) struct to_device<P, E> {
   using type = device_param<typename E::element_type>;
   static constexpr type make(const E&) { return {}; }
 };
@@ -144,10 +146,11 @@ using program_target_element_t =
     typename std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements))>::target_type::element_type;
 
 template <class P, std::size_t J>
-using device_node_of = device_node<program_node_ids<P>[J].statement, program_node_ids<P>[J].distinct,
-                                   typename to_device<P, program_node_t<P, static_cast<std::size_t>(program_node_ids<P>[J].statement),
-                                                                        program_node_ids<P>[J].distinct>>::type,
-                                   program_target_element_t<P, static_cast<std::size_t>(program_node_ids<P>[J].statement)>>;
+using device_node_of =
+    device_node<program_node_ids<P>[J].statement, program_node_ids<P>[J].distinct,
+                typename to_device<P, program_node_t<P, static_cast<std::size_t>(program_node_ids<P>[J].statement),
+                                                     program_node_ids<P>[J].distinct>>::type,
+                program_target_element_t<P, static_cast<std::size_t>(program_node_ids<P>[J].statement)>>;
 template <class P, std::size_t... J, std::size_t... I>
 auto make_device_program(std::index_sequence<J...>, std::index_sequence<I...>)
     -> device_program<std::tuple<device_node_of<P, J>...>,
@@ -162,7 +165,7 @@ struct canonical {
 template <class T>
 using canonical_t = typename canonical<T>::type;
 template <class T>
-  requires element<T>
+requires element<T>
 struct canonical<T> {
   using type = element_t<dtype_of<T>>;  // element types, rebuilt from their dtype
 };
@@ -205,9 +208,9 @@ struct canonical<device_program<Nodes, Placeholders>> {
 
 /// The device description of program `P`.
 template <class P>
-using device_program_of = canonical_t<decltype(make_device_program<P>(
-    std::make_index_sequence<program_node_ids<P>.size()>{},
-    std::make_index_sequence<decltype(hana::length(memory_leaves<P>()))::value>{}))>;
+using device_program_of = canonical_t<
+    decltype(make_device_program<P>(std::make_index_sequence<program_node_ids<P>.size()>{},
+                                    std::make_index_sequence<decltype(hana::length(memory_leaves<P>()))::value>{}))>;
 
 // ------------------------------------------------ queries on a description D
 
@@ -227,7 +230,9 @@ inline constexpr int distinct_at = D::table[static_cast<std::size_t>(J)].distinc
 template <class D>
 constexpr int node_index(int s, int k) {
   for (int j = 0; j < node_count<D>; ++j)
-    if (node_table<D>[static_cast<std::size_t>(j)].statement == s && node_table<D>[static_cast<std::size_t>(j)].distinct == k) return j;
+    if (node_table<D>[static_cast<std::size_t>(j)].statement == s &&
+        node_table<D>[static_cast<std::size_t>(j)].distinct == k)
+      return j;
   return -1;
 }
 
@@ -274,7 +279,8 @@ constexpr std::array<int, sizeof...(J) + 1> make_slot_bases(std::integer_sequenc
 /// First leaf slot of node J in the list of all nodes' slots; the last
 /// entry is the number of slots of all nodes.
 template <class D>
-inline constexpr std::array<int, node_count<D> + 1> slot_base = make_slot_bases<D>(std::make_integer_sequence<int, node_count<D>>{});
+inline constexpr std::array<int, node_count<D> + 1> slot_base =
+    make_slot_bases<D>(std::make_integer_sequence<int, node_count<D>>{});
 
 template <class D, int J, class L, int... I>
 constexpr int find_producer(std::integer_sequence<int, I...>) {
@@ -313,8 +319,10 @@ struct node_objects {
   node_objects<D, J + 1> rest;
   template <class P>
   explicit node_objects(const P& prog)
-      : node(to_device<P, program_node_t<P, static_cast<std::size_t>(node_table<D>[J].statement), node_table<D>[J].distinct>>::make(
-            detail::node_expression<static_cast<std::size_t>(node_table<D>[J].statement), node_table<D>[J].distinct>(prog))),
+      : node(to_device<
+             P, program_node_t<P, static_cast<std::size_t>(node_table<D>[J].statement), node_table<D>[J].distinct>>::
+                 make(detail::node_expression<static_cast<std::size_t>(node_table<D>[J].statement),
+                                              node_table<D>[J].distinct>(prog))),
         rest(prog) {}
 };
 template <class D, int J>

@@ -11,9 +11,7 @@
 namespace fusedsl::detail {
 
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+constexpr bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 constexpr bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
 
 /// True for names of the form d<digits>: the canonical variable spelling.
@@ -90,7 +88,10 @@ constexpr std::string canonical_index(std::string_view text, const std::vector<s
       std::string_view id = text.substr(i, j - i);
       int pos = -1;
       for (std::size_t k = 0; k < vars.size(); ++k)
-        if (vars[k] == id) { pos = static_cast<int>(k); break; }
+        if (vars[k] == id) {
+          pos = static_cast<int>(k);
+          break;
+        }
       if (pos >= 0) {
         out += var_name(static_cast<std::size_t>(pos));
       } else {
@@ -115,8 +116,7 @@ constexpr std::string canonical_index(std::string_view text, const std::vector<s
 /// Anything else (size symbols, tmp loads) makes the evaluation fail.
 class index_evaluator {
  public:
-  constexpr index_evaluator(std::string_view text, const std::vector<std::int64_t>& vals)
-      : s_(text), vals_(vals) {}
+  constexpr index_evaluator(std::string_view text, const std::vector<std::int64_t>& vals) : s_(text), vals_(vals) {}
   /// The value, with ok() telling whether the text was understood.
   constexpr std::int64_t run() {
     std::int64_t v = expr();
@@ -127,7 +127,10 @@ class index_evaluator {
 
  private:
   constexpr bool eat(char c) {
-    if (p_ < s_.size() && s_[p_] == c) { ++p_; return true; }
+    if (p_ < s_.size() && s_[p_] == c) {
+      ++p_;
+      return true;
+    }
     return false;
   }
   constexpr bool peek2(char a, char b) const { return p_ + 1 < s_.size() && s_[p_] == a && s_[p_ + 1] == b; }
@@ -143,12 +146,20 @@ class index_evaluator {
   constexpr std::int64_t term() {
     std::int64_t v = power();
     while (ok_ && p_ < s_.size()) {
-      if (peek2('/', '/')) { p_ += 2; v = checked_div(v, power()); }
-      else if (peek2('*', '*')) break;
+      if (peek2('/', '/')) {
+        p_ += 2;
+        v = checked_div(v, power());
+      } else if (peek2('*', '*')) break;
       else if (eat('*')) v = mul(v, power());
       else if (eat('/')) v = checked_div(v, power());
-      else if (eat('%')) { std::int64_t d = power(); if (d == 0 || (d == -1 && v == min_)) { ok_ = false; return 0; } v = floor_mod(v, d); }
-      else break;
+      else if (eat('%')) {
+        std::int64_t d = power();
+        if (d == 0 || (d == -1 && v == min_)) {
+          ok_ = false;
+          return 0;
+        }
+        v = floor_mod(v, d);
+      } else break;
     }
     return v;
   }
@@ -157,7 +168,10 @@ class index_evaluator {
     if (ok_ && peek2('*', '*')) {
       p_ += 2;
       std::int64_t e = unary();
-      if (e < 0 || e > 62) { ok_ = false; return 0; }
+      if (e < 0 || e > 62) {
+        ok_ = false;
+        return 0;
+      }
       std::int64_t r = 1;
       for (std::int64_t i = 0; i < e; ++i) r = mul(r, b);
       return r;
@@ -173,25 +187,40 @@ class index_evaluator {
   // can hold any numbers; found by the loader fuzzer under UBSan).
   static constexpr std::int64_t max_ = 0x7fffffffffffffff, min_ = -max_ - 1;
   constexpr std::int64_t add(std::int64_t a, std::int64_t b) {
-    if ((b > 0 && a > max_ - b) || (b < 0 && a < min_ - b)) { ok_ = false; return 0; }
+    if ((b > 0 && a > max_ - b) || (b < 0 && a < min_ - b)) {
+      ok_ = false;
+      return 0;
+    }
     return a + b;
   }
   constexpr std::int64_t negate(std::int64_t a) {
-    if (a == min_) { ok_ = false; return 0; }
+    if (a == min_) {
+      ok_ = false;
+      return 0;
+    }
     return -a;
   }
   constexpr std::int64_t mul(std::int64_t a, std::int64_t b) {
     if (a == 0 || b == 0) return 0;
     bool overflow = a > 0 ? (b > 0 ? a > max_ / b : b < min_ / a) : (b > 0 ? a < min_ / b : a < max_ / b);
-    if (overflow) { ok_ = false; return 0; }
+    if (overflow) {
+      ok_ = false;
+      return 0;
+    }
     return a * b;
   }
   constexpr std::int64_t checked_div(std::int64_t a, std::int64_t b) {
-    if (b == 0 || (b == -1 && a == min_)) { ok_ = false; return 0; }
+    if (b == 0 || (b == -1 && a == min_)) {
+      ok_ = false;
+      return 0;
+    }
     return floor_div(a, b);
   }
   constexpr std::int64_t primary() {
-    if (p_ >= s_.size()) { ok_ = false; return 0; }
+    if (p_ >= s_.size()) {
+      ok_ = false;
+      return 0;
+    }
     char c = s_[p_];
     if (is_digit(c)) {
       std::int64_t v = 0;
@@ -223,7 +252,9 @@ class index_evaluator {
   constexpr std::int64_t call(std::string_view fn) {
     std::vector<std::int64_t> args;
     if (!eat(')')) {
-      do { args.push_back(expr()); } while (ok_ && eat(','));
+      do {
+        args.push_back(expr());
+      } while (ok_ && eat(','));
       if (!eat(')')) ok_ = false;
     }
     if (!ok_) return 0;
@@ -231,11 +262,17 @@ class index_evaluator {
     if ((fn == "FloorDiv" || fn == "CleanDiv" || fn == "IntTrueDiv") && n == 2) return checked_div(args[0], args[1]);
     if (fn == "ModularIndexing" && n == 3) {
       std::int64_t q = checked_div(args[0], args[1]);
-      if (args[2] == 0 || (args[2] == -1 && q == min_)) { ok_ = false; return 0; }
+      if (args[2] == 0 || (args[2] == -1 && q == min_)) {
+        ok_ = false;
+        return 0;
+      }
       return floor_mod(q, args[2]);
     }
     if ((fn == "Mod" || fn == "PythonMod") && n == 2) {
-      if (args[1] == 0 || (args[1] == -1 && args[0] == min_)) { ok_ = false; return 0; }
+      if (args[1] == 0 || (args[1] == -1 && args[0] == min_)) {
+        ok_ = false;
+        return 0;
+      }
       return floor_mod(args[0], args[1]);
     }
     if ((fn == "Min" || fn == "Max") && n >= 1) {
@@ -321,8 +358,8 @@ struct merged_loops {
 };
 
 /// Merges loops given in the order listed (outermost first).
-constexpr merged_loops merge_loops(const std::vector<std::int64_t>& sizes,
-                                   const std::vector<std::int64_t>& strides, std::int64_t offset) {
+constexpr merged_loops merge_loops(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                                   std::int64_t offset) {
   merged_loops m;
   m.offset = offset;
   for (std::size_t i = 0; i < sizes.size(); ++i) {

@@ -35,7 +35,7 @@ class interner {
   constexpr int find(const Key& k) const {
     if (slots_.empty()) return -1;
     std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = Hash{}(k) & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = Hash{}(k)&mask;; i = (i + 1) & mask) {
       int id = slots_[i];
       if (id < 0) return -1;
       if (keys_[static_cast<std::size_t>(id)] == k) return id;
@@ -45,7 +45,7 @@ class interner {
   constexpr int intern(const Key& k) {
     if ((keys_.size() + 1) * 2 > slots_.size()) grow();
     std::size_t mask = slots_.size() - 1;
-    std::size_t i = Hash{}(k) & mask;
+    std::size_t i = Hash{}(k)&mask;
     for (;; i = (i + 1) & mask) {
       int id = slots_[i];
       if (id < 0) break;

@@ -52,7 +52,8 @@ class parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw error(source_ + ": JSON: " + what + " at line " + std::to_string(line_) + ", column " + std::to_string(col()));
+    throw error(source_ + ": JSON: " + what + " at line " + std::to_string(line_) + ", column " +
+                std::to_string(col()));
   }
   int col() const { return static_cast<int>(p_ - line_start_) + 1; }
   void ws() {
@@ -84,7 +85,10 @@ class parser {
       v.kind = value::type::object;
       ++p_;
       ws();
-      if (p_ < s_.size() && s_[p_] == '}') { ++p_; return v; }
+      if (p_ < s_.size() && s_[p_] == '}') {
+        ++p_;
+        return v;
+      }
       for (;;) {
         ws();
         if (p_ >= s_.size()) fail("unexpected end of input in an object (truncated file?)");
@@ -99,8 +103,14 @@ class parser {
         v.fields.emplace_back(std::move(key), std::move(item));
         ws();
         if (p_ >= s_.size()) fail("unexpected end of input in an object (truncated file?)");
-        if (s_[p_] == ',') { ++p_; continue; }
-        if (s_[p_] == '}') { ++p_; return v; }
+        if (s_[p_] == ',') {
+          ++p_;
+          continue;
+        }
+        if (s_[p_] == '}') {
+          ++p_;
+          return v;
+        }
         fail("expected ',' or '}' in an object");
       }
     }
@@ -108,14 +118,23 @@ class parser {
       v.kind = value::type::array;
       ++p_;
       ws();
-      if (p_ < s_.size() && s_[p_] == ']') { ++p_; return v; }
+      if (p_ < s_.size() && s_[p_] == ']') {
+        ++p_;
+        return v;
+      }
       for (;;) {
         ws();
         v.items.push_back(parse_value(depth + 1));
         ws();
         if (p_ >= s_.size()) fail("unexpected end of input in an array (truncated file?)");
-        if (s_[p_] == ',') { ++p_; continue; }
-        if (s_[p_] == ']') { ++p_; return v; }
+        if (s_[p_] == ',') {
+          ++p_;
+          continue;
+        }
+        if (s_[p_] == ']') {
+          ++p_;
+          return v;
+        }
         fail("expected ',' or ']' in an array");
       }
     }
@@ -124,8 +143,15 @@ class parser {
       v.text = parse_string();
       return v;
     }
-    if (literal("true")) { v.kind = value::type::boolean; v.b = true; return v; }
-    if (literal("false")) { v.kind = value::type::boolean; return v; }
+    if (literal("true")) {
+      v.kind = value::type::boolean;
+      v.b = true;
+      return v;
+    }
+    if (literal("false")) {
+      v.kind = value::type::boolean;
+      return v;
+    }
     if (literal("null")) return v;
     if (c == '-' || (c >= '0' && c <= '9')) {
       v.kind = value::type::number;
@@ -137,7 +163,10 @@ class parser {
         return p_ - d;
       };
       if (digits() == 0) fail("bad number");
-      if (p_ < s_.size() && s_[p_] == '.') { ++p_; if (digits() == 0) fail("bad number"); }
+      if (p_ < s_.size() && s_[p_] == '.') {
+        ++p_;
+        if (digits() == 0) fail("bad number");
+      }
       if (p_ < s_.size() && (s_[p_] == 'e' || s_[p_] == 'E')) {
         ++p_;
         if (p_ < s_.size() && (s_[p_] == '+' || s_[p_] == '-')) ++p_;
@@ -150,8 +179,10 @@ class parser {
   }
   static void put_utf8(std::string& out, std::uint32_t cp) {
     if (cp < 0x80) out += static_cast<char>(cp);
-    else if (cp < 0x800) { out += static_cast<char>(0xC0 | (cp >> 6)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
-    else if (cp < 0x10000) {
+    else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
       out += static_cast<char>(0xE0 | (cp >> 12));
       out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
       out += static_cast<char>(0x80 | (cp & 0x3F));
@@ -183,7 +214,10 @@ class parser {
       char c = s_[p_++];
       if (c == '"') return out;
       if (static_cast<unsigned char>(c) < 0x20) fail("control character in a string");
-      if (c != '\\') { out += c; continue; }
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
       if (p_ >= s_.size()) fail("unterminated string (truncated file?)");
       char e = s_[p_++];
       switch (e) {

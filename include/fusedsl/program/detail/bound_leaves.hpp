@@ -2,16 +2,15 @@
 /// The run-time side of a call: each named leaf of a program resolved to the
 /// view or value bound to it, checked for rank, device and aliasing.
 #pragma once
-#include <tuple>      // std::forward_as_tuple
-#include <utility>    // std::swap
-#include <vector>     // std::vector
-#include <optional>   // std::optional
-#include <string>     // std::string
+#include <tuple>     // std::forward_as_tuple
+#include <utility>   // std::swap
+#include <vector>    // std::vector
+#include <optional>  // std::optional
+#include <string>    // std::string
 
-
-#include <fusedsl/core/error.hpp>          // error
-#include <fusedsl/program/program.hpp>     // program, named leaves
-#include <fusedsl/tensor/tensor.hpp>       // tensor: storage of locals
+#include <fusedsl/core/error.hpp>       // error
+#include <fusedsl/program/program.hpp>  // program, named leaves
+#include <fusedsl/tensor/tensor.hpp>    // tensor: storage of locals
 
 namespace fusedsl::detail {
 
@@ -23,23 +22,29 @@ template <class L>
 constexpr slot_kind slot_kind_of() {
   if constexpr (requires { L::role_of; })
     return L::role_of == role::in ? slot_kind::input : L::role_of == role::local ? slot_kind::local : slot_kind::output;
-  else
-    return slot_kind::value;
+  else return slot_kind::value;
 }
 
 /// What a call holds for one named leaf.
-template <class L, slot_kind = slot_kind_of<L>()> struct leaf_slot;
+template <class L, slot_kind = slot_kind_of<L>()>
+struct leaf_slot;
 template <class L>
-struct leaf_slot<L, slot_kind::input> { tensor_view<const typename L::element_type> view; };
+struct leaf_slot<L, slot_kind::input> {
+  tensor_view<const typename L::element_type> view;
+};
 template <class L>
-struct leaf_slot<L, slot_kind::output> { tensor_view<typename L::element_type> view; };
+struct leaf_slot<L, slot_kind::output> {
+  tensor_view<typename L::element_type> view;
+};
 template <class L>
 struct leaf_slot<L, slot_kind::local> {
   tensor<typename L::element_type> storage;  // allocated by the statement that first assigns the local
   tensor_view<typename L::element_type> view;
 };
 template <class L>
-struct leaf_slot<L, slot_kind::value> { typename L::element_type value; };
+struct leaf_slot<L, slot_kind::value> {
+  typename L::element_type value;
+};
 
 /// "placeholder \"x\"" for error messages.
 template <class L>
@@ -56,13 +61,18 @@ struct view_extent {
   const char* data;
   shape sizes, strides;
   std::int64_t element_size;
-  leaf_usage usage{};       ///< where the program reads and writes it
+  leaf_usage usage{};  ///< where the program reads and writes it
 };
 
 template <class T>
 view_extent extent_of(std::string description, role r, const tensor_view<T>& v) {
-  return {std::move(description), r, reinterpret_cast<const char*>(v.data()), v.sizes(), v.strides(),
-          static_cast<std::int64_t>(sizeof(T)), {}};
+  return {std::move(description),
+          r,
+          reinterpret_cast<const char*>(v.data()),
+          v.sizes(),
+          v.strides(),
+          static_cast<std::int64_t>(sizeof(T)),
+          {}};
 }
 
 /// True when two views may touch the same bytes (their address ranges overlap).
@@ -118,7 +128,8 @@ inline void check_aliasing(const std::vector<view_extent>& views) {
                     "): the result would depend on the order of the writes; bind the same view to both or copy one "
                     "of them");
       if (b.written != role::in)
-        throw error("fusedsl: " + a.description + " and " + b.description + " are both written and bound to the same memory");
+        throw error("fusedsl: " + a.description + " and " + b.description +
+                    " are both written and bound to the same memory");
       if (b.usage.last_read > static_cast<std::ptrdiff_t>(a.usage.first_write))
         throw error("fusedsl: " + b.description + " is bound to the same memory as " + a.description +
                     " and is read after a statement writes " + a.description +
@@ -131,9 +142,8 @@ inline void check_aliasing(const std::vector<view_extent>& views) {
 template <class P>
 struct bound_leaves {
   static constexpr auto leaves = P::named_leaves;
-  using slots_type = decltype(hana::unpack(leaves, [](auto... t) {
-    return hana::tuple<leaf_slot<typename decltype(t)::type>...>{};
-  }));
+  using slots_type =
+      decltype(hana::unpack(leaves, [](auto... t) { return hana::tuple<leaf_slot<typename decltype(t)::type>...>{}; }));
   slots_type slots;
 
   /// The slot of named leaf `L`.
@@ -218,7 +228,8 @@ void add_tensor_leaves(const P& prog, std::vector<view_extent>& views) {
   hana::for_each(prog.statements, [&](const auto& s) {
     hana::for_each(unique_types(subexpressions<typename std::remove_cvref_t<decltype(s)>::value_type>()), [&](auto t) {
       using L = typename decltype(t)::type;
-      if constexpr (requires { std::declval<L>().view; } && !requires { L::role_of; }) {
+      if constexpr (
+          requires { std::declval<L>().view; } && !requires { L::role_of; }) {
         for_each_occurrence<L>(s.value, [&](const L& leaf) {
           views.push_back(extent_of("a tensor of shape " + to_string(leaf.view.sizes()), role::in, leaf.view));
           views.back().usage = {statement, statement, static_cast<std::ptrdiff_t>(statement)};

@@ -10,13 +10,13 @@
 #include <type_traits>  // std::remove_cvref_t
 #include <vector>       // std::vector
 
-#include <fusedsl/core/hana.hpp>                          // hana::at_c, hana::unpack
-#include <fusedsl/expr/evaluate.hpp>                      // detail::operand_first_slot
-#include <fusedsl/program/detail/bound_leaves.hpp>        // bound_leaves, describe_leaf
-#include <fusedsl/program/detail/group_schedule.hpp>      // group_schedule
-#include <fusedsl/program/detail/nodes.hpp>               // node_runtime, address, node_expression
-#include <fusedsl/program/detail/run_statement.hpp>       // fit_rank
-#include <fusedsl/program/detail/statement_context.hpp>   // shape_context
+#include <fusedsl/core/hana.hpp>                         // hana::at_c, hana::unpack
+#include <fusedsl/expr/evaluate.hpp>                     // detail::operand_first_slot
+#include <fusedsl/program/detail/bound_leaves.hpp>       // bound_leaves, describe_leaf
+#include <fusedsl/program/detail/group_schedule.hpp>     // group_schedule
+#include <fusedsl/program/detail/nodes.hpp>              // node_runtime, address, node_expression
+#include <fusedsl/program/detail/run_statement.hpp>      // fit_rank
+#include <fusedsl/program/detail/statement_context.hpp>  // shape_context
 
 namespace fusedsl::detail {
 
@@ -40,7 +40,8 @@ struct call_state {
   /// Position of node (s, k) in the lowering.
   int position(int s, int k) const {
     for (std::size_t i = 0; i < plan.statement.size(); ++i)
-      if (plan.statement[i] == s && plan.distinct[i] == k && (k >= 0 || plan.writes_target[i])) return static_cast<int>(i);
+      if (plan.statement[i] == s && plan.distinct[i] == k && (k >= 0 || plan.writes_target[i]))
+        return static_cast<int>(i);
     for (std::size_t i = 0; i < plan.statement.size(); ++i)  // the value node of s is its target writer
       if (plan.statement[i] == s && plan.writes_target[i]) return static_cast<int>(i);
     return -1;
@@ -129,7 +130,8 @@ void collect(call_state<P>& call, const E& e, node_runtime& n) {
     address& a = n.leaves[First];
     if constexpr (makes_node<E>) {
       using V = std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements).value)>;
-      constexpr int k = static_cast<int>(hana::index_if(distinct_nodes<V>(), hana::equal.to(hana::type_c<E>)).value().value);
+      constexpr int k =
+          static_cast<int>(hana::index_if(distinct_nodes<V>(), hana::equal.to(hana::type_c<E>)).value().value);
       const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, k))];
       a = {home.data, home.scratch, broadcast_strides(home.sizes, home.strides, n.space), home.per_outer};
     } else if constexpr (requires { e.view; }) {
@@ -137,7 +139,8 @@ void collect(call_state<P>& call, const E& e, node_runtime& n) {
            broadcast_strides(e.view.sizes(), e.view.strides(), n.space), 0};
     } else if constexpr (requires { E::role_of; }) {
       const auto& v = call.leaves.template slot<E>().view;
-      a = {const_cast<void*>(static_cast<const void*>(v.data())), -1, broadcast_strides(v.sizes(), v.strides(), n.space), 0};
+      a = {const_cast<void*>(static_cast<const void*>(v.data())), -1,
+           broadcast_strides(v.sizes(), v.strides(), n.space), 0};
     } else {  // a param: one value, stride 0 everywhere
       a = {static_cast<void*>(&call.leaves.template slot<E>().value), -1, shape{}, 0};
       for (int d = 0; d < n.space.rank(); ++d) a.strides.push_back(0);
@@ -151,8 +154,8 @@ inline constexpr std::size_t statement_count = decltype(hana::length(std::declva
 
 /// Number of distinct nodes (reductions, realized values) of statement `S` of `P`.
 template <class P, std::size_t S>
-inline constexpr int distinct_count =
-    decltype(hana::length(distinct_nodes<std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>>()))::value;
+inline constexpr int distinct_count = decltype(hana::length(
+    distinct_nodes<std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>>()))::value;
 
 /// Bytes per element of node (S, K)'s value as a buffer between loops.
 template <class P, std::size_t S, int K>
@@ -171,7 +174,8 @@ Entry find_node_entry(int s, int k) {
     return find_node_entry<P, Entry, S + 1, -1>(s, k);
   } else {
     if (s == static_cast<int>(S) && k == K) return Entry::template make<S, K>();
-    return s == static_cast<int>(S) ? find_node_entry<P, Entry, S, K + 1>(s, k) : find_node_entry<P, Entry, S + 1, -1>(s, k);
+    return s == static_cast<int>(S) ? find_node_entry<P, Entry, S, K + 1>(s, k)
+                                    : find_node_entry<P, Entry, S + 1, -1>(s, k);
   }
 }
 

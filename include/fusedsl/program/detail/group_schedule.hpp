@@ -8,9 +8,9 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
-#include <fusedsl/core/error.hpp>             // error
-#include <fusedsl/graph/lowering.hpp>         // lower, graph_of
-#include <fusedsl/schedule/fuse_nodes.hpp>    // fuse_nodes
+#include <fusedsl/core/error.hpp>           // error
+#include <fusedsl/graph/lowering.hpp>       // lower, graph_of
+#include <fusedsl/schedule/fuse_nodes.hpp>  // fuse_nodes
 
 namespace fusedsl::detail {
 
@@ -18,8 +18,8 @@ namespace fusedsl::detail {
 /// node positions, and which of their outputs stay inside the group.
 struct group_schedule {
   struct group {
-    std::vector<int> nodes;         ///< positions in the lowering, in execution order
-    std::vector<bool> kernel_local; ///< per node of the group
+    std::vector<int> nodes;          ///< positions in the lowering, in execution order
+    std::vector<bool> kernel_local;  ///< per node of the group
   };
   std::vector<group> groups;
   std::vector<int> statement, distinct;  ///< per lowered node

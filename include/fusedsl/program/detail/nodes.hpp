@@ -7,9 +7,9 @@
 #include <cstdint>  // std::int64_t
 #include <vector>   // std::vector
 
-#include <fusedsl/core/shape.hpp>                   // shape
-#include <fusedsl/expr/traverse.hpp>                // distinct_nodes, leaf_slots, is_inlined
-#include <fusedsl/program/detail/bound_leaves.hpp>  // bound_leaves
+#include <fusedsl/core/shape.hpp>                        // shape
+#include <fusedsl/expr/traverse.hpp>                     // distinct_nodes, leaf_slots, is_inlined
+#include <fusedsl/program/detail/bound_leaves.hpp>       // bound_leaves
 #include <fusedsl/program/detail/statement_context.hpp>  // shape_context, reduced_axes_mask
 
 namespace fusedsl::detail {
@@ -28,7 +28,7 @@ struct address {
 /// One node of one call.
 struct node_runtime {
   int statement = -1;
-  int distinct = -1;            ///< -1: the statement's value
+  int distinct = -1;  ///< -1: the statement's value
   bool writes_target = false;
   bool reduction = false;
   shape space;                  ///< iteration space (a reduction: its operand's shape)

@@ -5,10 +5,10 @@
 #include <array>   // std::array
 #include <string>  // std::string
 
-#include <fusedsl/core/error.hpp>                 // error
-#include <fusedsl/core/shape.hpp>                 // shape, broadcast
-#include <fusedsl/expr/print.hpp>                 // to_string(expr)
-#include <fusedsl/expr/traverse.hpp>              // distinct_reductions
+#include <fusedsl/core/error.hpp>                   // error
+#include <fusedsl/core/shape.hpp>                   // shape, broadcast
+#include <fusedsl/expr/print.hpp>                   // to_string(expr)
+#include <fusedsl/expr/traverse.hpp>                // distinct_reductions
 #include <fusedsl/program/detail/bound_leaves.hpp>  // bound_leaves
 
 namespace fusedsl::detail {
@@ -26,10 +26,11 @@ unsigned reduced_axes_mask(int rank) {
     for (int i = 0; i < axes::count; ++i) {
       const int a = axes::values[i];
       if (a < -rank || a >= rank)
-        throw error("fusedsl: " + std::string(R::op_type::name) + " over axis " + std::to_string(a) +
-                    " of a rank-" + std::to_string(rank) + " operand: use an axis in [-rank, rank)");
+        throw error("fusedsl: " + std::string(R::op_type::name) + " over axis " + std::to_string(a) + " of a rank-" +
+                    std::to_string(rank) + " operand: use an axis in [-rank, rank)");
       const unsigned bit = 1u << (a < 0 ? a + rank : a);
-      if (mask & bit) throw error("fusedsl: " + std::string(R::op_type::name) + " lists axis " + std::to_string(a) + " twice");
+      if (mask & bit)
+        throw error("fusedsl: " + std::string(R::op_type::name) + " lists axis " + std::to_string(a) + " twice");
       mask |= bit;
     }
     return mask;

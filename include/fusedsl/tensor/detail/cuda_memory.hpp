@@ -6,7 +6,7 @@
 #include <cstddef>  // std::size_t
 #include <string>   // std::string
 
-#include <fusedsl/core/error.hpp>      // fusedsl::error
+#include <fusedsl/core/error.hpp>     // fusedsl::error
 #include <fusedsl/tensor/device.hpp>  // device
 
 #if defined(__CUDACC__) || defined(FUSEDSL_WITH_CUDART)
@@ -42,8 +42,9 @@ inline void cuda_free(void* memory) noexcept { static_cast<void>(cudaFree(memory
 /// Copies `bytes` from `src` (on `from`) to `dst` (on `to`) with a blocking
 /// `cudaMemcpy`, which orders it after work on the legacy default stream.
 inline void cuda_memcpy(void* dst, device to, const void* src, device from, std::size_t bytes) {
-  const cudaMemcpyKind kind = from == device::cpu ? (to == device::cpu ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice)
-                                                  : (to == device::cpu ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+  const cudaMemcpyKind kind = from == device::cpu
+                                  ? (to == device::cpu ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice)
+                                  : (to == device::cpu ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
   check_cuda(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");
 }
 

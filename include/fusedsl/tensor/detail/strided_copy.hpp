@@ -7,10 +7,10 @@
 #include <cstdint>    // std::int64_t
 #include <memory>     // std::unique_ptr, std::make_unique_for_overwrite
 
-#include <fusedsl/core/shape.hpp>                // shape
+#include <fusedsl/core/shape.hpp>                 // shape
 #include <fusedsl/tensor/detail/cuda_memory.hpp>  // cuda_memcpy
-#include <fusedsl/tensor/device.hpp>             // device
-#include <fusedsl/tensor/tensor_view.hpp>        // tensor_view
+#include <fusedsl/tensor/device.hpp>              // device
+#include <fusedsl/tensor/tensor_view.hpp>         // tensor_view
 
 namespace fusedsl::detail {
 
