@@ -126,18 +126,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
                bool fuse) {
   using entry = cpu_node_entry<P>;
   const std::size_t count = g.nodes.size();
-  std::vector<entry> entries;
-  for (int m : g.nodes)
-    entries.push_back(detail::find_node_entry<P, entry>(call.plan.statement[static_cast<std::size_t>(m)],
-                                                        call.plan.distinct[static_cast<std::size_t>(m)]));
-
-  // Spaces first (homes are needed before leaves, so describe twice: once for shapes).
-  for (std::size_t i = 0; i < count; ++i) {
-    auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
-    n.writes_target = call.plan.writes_target[static_cast<std::size_t>(g.nodes[i])];
-    call.homes[static_cast<std::size_t>(g.nodes[i])] = {};
-    entries[i].describe(call, n);
-  }
+  const std::vector<entry> entries = detail::describe_group_spaces<P, entry>(call, g);
   std::vector<const detail::node_runtime*> members;
   for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
   const group_mode mode = fuse ? choose_mode(members) : group_mode::node_by_node;

@@ -179,4 +179,22 @@ Entry find_node_entry(int s, int k) {
   }
 }
 
+/// The entry points of the nodes of group `g`, after a first describe of
+/// each (their spaces and output shapes, which a backend needs to choose
+/// the homes of their buffers; it describes them again once the homes are
+/// known, for the leaf addresses).
+template <class P, class Entry>
+std::vector<Entry> describe_group_spaces(call_state<P>& call, const group_schedule::group& g) {
+  std::vector<Entry> entries;
+  for (int m : g.nodes) {
+    const auto node = static_cast<std::size_t>(m);
+    entries.push_back(find_node_entry<P, Entry>(call.plan.statement[node], call.plan.distinct[node]));
+    node_runtime& n = call.nodes[node];
+    n.writes_target = call.plan.writes_target[node];
+    call.homes[node] = {};
+    entries.back().describe(call, n);
+  }
+  return entries;
+}
+
 }  // namespace fusedsl::detail
