@@ -287,18 +287,22 @@ constexpr void lower_statement(lowering& state) {
 struct strided_index {
   std::vector<std::int64_t> strides, sizes;
 };
+/// The size hint of axis symbol `a` (1 for a size-1 axis, `unit_axis`).
+constexpr std::int64_t axis_hint(const std::vector<std::int64_t>& hint, int a) {
+  return a == unit_axis ? std::int64_t{1} : hint[static_cast<std::size_t>(a)];
+}
+
 constexpr strided_index index_of(const std::vector<int>& axes, const std::vector<int>& space,
                                  const std::vector<std::size_t>& order, const std::vector<std::int64_t>& hint) {
-  const auto axis_hint = [&](int a) { return a == unit_axis ? std::int64_t{1} : hint[static_cast<std::size_t>(a)]; };
   const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(space.size()) - static_cast<std::ptrdiff_t>(axes.size());
   strided_index result;
   for (std::size_t position : order) {
     const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(position) - offset;
     if (b < 0 || axes[static_cast<std::size_t>(b)] == unit_axis) continue;
     std::int64_t stride = 1;
-    for (std::size_t c = static_cast<std::size_t>(b) + 1; c < axes.size(); ++c) stride *= axis_hint(axes[c]);
+    for (std::size_t c = static_cast<std::size_t>(b) + 1; c < axes.size(); ++c) stride *= axis_hint(hint, axes[c]);
     result.strides.push_back(stride);
-    result.sizes.push_back(axis_hint(space[position]));
+    result.sizes.push_back(axis_hint(hint, space[position]));
   }
   return result;
 }
@@ -327,7 +331,7 @@ constexpr graph build_graph(lowering& state) {
     spec.kind = n.kind;
     spec.dtype = n.dtype;
     for (std::size_t d = 0; d < n.space.size(); ++d)
-      (n.reduced[d] ? spec.rnumel : spec.numel) *= hint[static_cast<std::size_t>(n.space[d])];
+      (n.reduced[d] ? spec.rnumel : spec.numel) *= axis_hint(hint, n.space[d]);
     const auto memory = [&](const std::string& buffer, const std::vector<int>& axes, std::int64_t itemsize) {
       const strided_index index = index_of(axes, n.space, order, hint);
       std::int64_t bytes = itemsize;
