@@ -1,0 +1,48 @@
+// Plans of programs computed while compiling, as the executors use them
+// (detail::packed_schedule_of): the static_asserts are the test. Constant
+// evaluation also rejects any out-of-bounds read in the lowering, which run
+// time would not notice.
+#include <type_traits>  // std::remove_cvref_t
+#include <vector>       // std::vector
+
+#include <doctest/doctest.h>
+
+#include <fusedsl/fusedsl.hpp>
+
+namespace fx = fusedsl;
+
+namespace {
+
+constexpr fx::in<"x", float, 3> x;
+constexpr fx::out<"r", float, 3> r;
+
+/// A reduction over the outer axes of a rank-3 tensor that keeps them (size 1): its
+/// output's space has size-1 axes, whose size hint once was read at index -1.
+constexpr fx::program keepdim_sum{r = fx::realize(fx::sum(x, fx::axes<0, 2>))};
+using keepdim_program = std::remove_cvref_t<decltype(keepdim_sum)>;
+constexpr const auto& keepdim_plan = fx::detail::packed_schedule_of<keepdim_program>;
+
+static_assert(fx::kernel_count(keepdim_sum) == 2);
+static_assert(keepdim_plan.group_count == 2 && keepdim_plan.order.size() == 3,
+              "the sum with the realized value, then the write into r");
+static_assert(keepdim_plan.group_end[0] == 2 && keepdim_plan.group_end[1] == 3);
+static_assert(keepdim_plan.order[0] == 0 && keepdim_plan.order[1] == 1 && keepdim_plan.order[2] == 2,
+              "in lowering order");
+static_assert(keepdim_plan.kernel_local[0] && !keepdim_plan.kernel_local[1] && !keepdim_plan.kernel_local[2],
+              "the sum stays in its kernel");
+
+}  // namespace
+
+TEST_CASE("a program's packed plan unpacks into its groups, fused or one node each") {
+  const auto fused = fx::detail::make_group_schedule<keepdim_program>(true);
+  REQUIRE(fused.groups.size() == 2);
+  CHECK(fused.groups[0].nodes == std::vector<int>{0, 1});
+  CHECK(fused.groups[0].kernel_local == std::vector<bool>{true, false});
+  CHECK(fused.groups[1].nodes == std::vector<int>{2});
+  const auto unfused = fx::detail::make_group_schedule<keepdim_program>(false);
+  REQUIRE(unfused.groups.size() == 3);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(unfused.groups[static_cast<std::size_t>(i)].nodes == std::vector<int>{i});
+    CHECK(unfused.groups[static_cast<std::size_t>(i)].kernel_local == std::vector<bool>{false});
+  }
+}
