@@ -209,11 +209,12 @@ void softmax_layernorm_case() {
   for (const std::int64_t n : sizes) check_softmax_layernorm<T>(n == 1000003 ? 2 : 17, n);
 }
 
-/// The row strategies at their boundaries (docs/backends-cuda.md): rows in
-/// registers up to 512 threads x 16 elements (1 element, a row per thread,
-/// the largest, odd lengths on the unvectorized path), looped rows just
-/// above, few long rows, empty rows and no rows; softmax and layernorm, and
-/// the horizontal group (pointwise outputs beside a sum).
+/// The row strategies at their boundaries (docs/backends-cuda.md): rows of
+/// 1 element (a row per thread), 16 and 17 (a thread per row and one more),
+/// about 8192 (odd lengths on the unvectorized path; a row-length bound of
+/// the resident-row attempt, bench/RESULTS.md), few long rows (split across
+/// blocks), empty rows and no rows; softmax and layernorm, and the
+/// horizontal group (pointwise outputs beside a sum).
 template <class T>
 void row_strategies_case() {
   constexpr std::int64_t resident = 512 * 16;

@@ -42,14 +42,9 @@ using detail::call_state;
 using detail::group_schedule;
 using detail::node_runtime;
 
-/// Most threads per row (the looped row kernel's launch bound).
+/// Most threads per row (the row kernel's launch bound); rows get about
+/// 8 elements per thread.
 inline constexpr int row_threads = 1024;
-
-/// True when a row group's rows of `inner` elements fit in the registers of
-/// the resident row kernel; longer rows run looped.
-inline bool resident_rows(std::int64_t inner) {
-  return inner <= std::int64_t{resident_row_threads} * resident_elements;
-}
 
 /// Device memory that grows on demand and is kept for the next run.
 class device_buffer {
@@ -223,18 +218,13 @@ void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::t
   else pointwise_kernel<D, int, 1><<<blocks, threads, 0, stream>>>(objects, a);
 }
 
-/// A row group: rows in registers (`resident`) or looped, vectorized along
-/// the rows or not.
+/// A row group: vectorized along the rows or not.
 template <class... N, class... L>
 void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
-                 const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool resident,
-                 bool vectorized, unsigned blocks, int threads, std::size_t shared, cudaStream_t stream) {
+                 const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized,
+                 unsigned blocks, int threads, std::size_t shared, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
-  constexpr int V = vector_width<D>;
-  if (resident && vectorized)
-    resident_row_kernel<D, V, resident_elements / V><<<blocks, threads, shared, stream>>>(objects, a);
-  else if (resident) resident_row_kernel<D, 1, resident_elements><<<blocks, threads, shared, stream>>>(objects, a);
-  else if (vectorized) row_kernel<D, V><<<blocks, threads, shared, stream>>>(objects, a);
+  if (vectorized) row_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
   else row_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
 }
 
@@ -352,11 +342,10 @@ struct launcher {
       constexpr int V = vector_width<D>;
       const bool vectorized = V > 1 && a.space.reduced_rank > 0 && a.space.reduced[a.space.reduced_rank - 1] % V == 0 &&
                               vector_friendly(memory, a.space, V);
-      // Resident rows: `resident_elements` per thread. Looped rows: measured
-      // on the H100 (bench/RESULTS.md), 32 elements per thread beat 16 and 8
-      // for rows of 4096 floats (fewer merge steps, more loads in flight).
-      const bool resident = resident_rows(a.space.inner);
-      const std::int64_t per_thread = resident ? resident_elements : vectorized ? 32 : 8;
+      // Elements per thread: measured on the H100 (bench/RESULTS.md), 32 beat
+      // 16 and 8 for rows of 4096 floats (fewer threads per row, fewer
+      // merge steps, more 16-byte loads in flight per thread).
+      const std::int64_t per_thread = vectorized ? 32 : 8;
       a.threads_per_row = static_cast<int>(
           std::min<std::uint64_t>(row_threads,
                                   std::bit_ceil(static_cast<std::uint64_t>(
@@ -366,11 +355,9 @@ struct launcher {
       const auto blocks = static_cast<unsigned>(
           std::min<std::int64_t>((a.space.outer + rows_per_block - 1) / rows_per_block, std::int64_t{sms} * 64));
       a.states_bytes = (static_cast<std::int64_t>(threads) * shared_per_thread + 15) / 16 * 16;
-      choose_cached(members, a, resident);
-      // Resident rows cache in registers; looped rows in shared memory, where it fits.
-      if (resident) a.cache_row_bytes = 0;
+      choose_cached(members, a);
       if (a.states_bytes + rows_per_block * a.cache_row_bytes > 48 * 1024) a.cached = 0, a.cache_row_bytes = 0;
-      launch_rows(objects, a, resident, vectorized, blocks, threads,
+      launch_rows(objects, a, vectorized, blocks, threads,
                   static_cast<std::size_t>(a.states_bytes + rows_per_block * a.cache_row_bytes), stream);
       check_launch(name(k), node_names);
     } else {
@@ -420,11 +407,10 @@ struct launcher {
                          call.plan.distinct[static_cast<std::size_t>(position)]);
   }
 
-  /// The placeholders the row kernels cache for the row, written by no node
-  /// of the group: looped rows, in shared memory, those that two or more
-  /// nodes read (each element then read from memory once); resident rows,
-  /// in registers, every one that differs between rows (loaded a row ahead).
-  void choose_cached(const std::vector<int>& members, group_args<D>& a, bool resident) const {
+  /// Placeholders read by two or more nodes of the group and written by
+  /// none are kept in shared memory for the row: the row kernel reads each
+  /// of their elements from memory once.
+  void choose_cached(const std::vector<int>& members, group_args<D>& a) const {
     constexpr auto& info = info_of<D>;
     int readers[memory_leaf_count<D> + 1] = {}, bytes[memory_leaf_count<D> + 1] = {};
     for (int m : members) {
@@ -440,12 +426,7 @@ struct launcher {
       }
     }
     for (int p = 0; p < memory_leaf_count<D>; ++p) {
-      if (readers[p] < (resident ? 1 : 2)) continue;
-      if (resident) {
-        bool per_row = false;
-        for (int d = 0; d < a.space.kept_rank; ++d) per_row = per_row || a.leaves[a.cache_source[p]].kept[d] != 0;
-        if (!per_row) continue;
-      }
+      if (readers[p] < 2) continue;
       bool written = false;
       for (int m : members) written = written || a.outs[entry_index(m)].data == a.leaves[a.cache_source[p]].data;
       if (written) continue;
@@ -524,30 +505,27 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
   for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
   kernel_class k = kernel_class::pointwise;
   bool fused = fuse && count > 1 && fused_class(members, k);
-  const node_runtime* anchor_ptr = members[0];
-  for (const auto* n : members)
-    if (n->reduction) anchor_ptr = n;
-  const node_runtime& anchor = *anchor_ptr;
   // Reductions only, none reading another: columns (reduced axes leading)
   // or split (few long rows) run them in one kernel; any other row group
-  // with few long rows runs node by node, unless its rows fit in registers.
+  // with few long rows runs node by node.
   if (fused && k == kernel_class::rows) {
     bool only_reductions = !run.reads_member(g.nodes);
     for (const auto* n : members) only_reductions = only_reductions && n->reduction;
+    const node_runtime* anchor_ptr = members[0];
+    for (const auto* n : members)
+      if (n->reduction) anchor_ptr = n;
+    const node_runtime& anchor = *anchor_ptr;
     if (few_long_rows(anchor, run.sms)) {
       if (only_reductions) k = kernel_class::split;
-      else fused = resident_rows(anchor.inner);
+      else fused = false;
     } else if (only_reductions && anchor.inner > 0 && reduces_leading(anchor)) {
       k = kernel_class::columns;
     }
   }
-  // Registers: values inside a fused pointwise group; reductions inside a
-  // fused row group; every node of a fused group of resident rows.
+  // Registers: values inside a fused pointwise group; reductions inside a fused row group.
   std::vector<bool> in_registers(count, false);
-  const bool resident = k == kernel_class::rows && resident_rows(anchor.inner);
   for (std::size_t i = 0; i < count; ++i)
-    in_registers[i] =
-        fused && (k == kernel_class::pointwise || (k == kernel_class::rows && (members[i]->reduction || resident)));
+    in_registers[i] = fused && (k == kernel_class::pointwise || (k == kernel_class::rows && members[i]->reduction));
   for (std::size_t i = 0; i < count; ++i) {
     const auto m = static_cast<std::size_t>(g.nodes[i]);
     auto& n = call.nodes[m];

@@ -6,14 +6,10 @@
 /// - `pointwise_kernel`: nodes over one space, `V` elements per thread
 ///   (16-byte loads and stores when every operand is contiguous and
 ///   aligned, `V` = 1 otherwise), values between nodes in registers.
-/// - `resident_row_kernel`: reductions over the same axes with the
-///   pointwise nodes over their operand, rows of up to `resident_row_threads`
-///   x `resident_elements` elements: each thread holds its share of the row
-///   in registers (the placeholders several nodes read, every node's
-///   values), so each element is read once and written once.
-/// - `row_kernel`: the same groups over longer rows, looped: every node is
-///   a pass over the row; the placeholders that several nodes read are kept
-///   in shared memory for the row (each element read once) when they fit.
+/// - `row_kernel`: reductions over the same axes with the pointwise nodes
+///   over their operand: `threads_per_row` threads per row, a tree over
+///   shared memory per reduction; the placeholders that several nodes read
+///   are kept in shared memory for the row (each element read once).
 /// - `column_kernel` + `finish_kernel`: reductions over leading axes,
 ///   threads over columns, partial states per chunk of rows, merged in a
 ///   fixed order.
@@ -159,7 +155,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index unravel_dot(Index flat, int rank, const
 template <class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index offset(const operand& o, const space_args& s, const position<Index>& at) {
   // At most one kept and one reduced axis after coalescing (the usual case):
-  // no loop (strides of missing axes are 0, their index too).
+  // no loop (strides of missing axes are 0, their index too). Measured on
+  // the H100: 7-20% off the row, column and full reductions.
   if (s.kept_rank <= 1 && s.reduced_rank <= 1)
     return at.row * static_cast<Index>(o.kept[0]) + at.j * static_cast<Index>(o.reduced[0]);
   return unravel_dot(at.row, s.kept_rank, s.kept, o.kept) + unravel_dot(at.j, s.reduced_rank, s.reduced, o.reduced);
@@ -201,45 +198,20 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T (&from)[V]) 
   }
 }
 
-/// Placeholder values held in registers: `W` per placeholder (none when
-/// `W` is 0).
-template <class P, int W, int I = 0, bool = (W > 0 && I < memory_leaf_count<P>)>
-struct placeholder_values {
-  memory_leaf_t<P, I> v[W];
-  placeholder_values<P, W, I + 1> rest;
-};
-template <class P, int W, int I>
-struct placeholder_values<P, W, I, false> {};
-template <int I, class P, int W, int J>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE auto& placeholder_of(placeholder_values<P, W, J>& r) {
-  if constexpr (I == J) return r.v;
-  else return placeholder_of<I>(r.rest);
-}
-template <int I, class P, int W, int J>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE const auto& placeholder_of(const placeholder_values<P, W, J>& r) {
-  if constexpr (I == J) return r.v;
-  else return placeholder_of<I>(r.rest);
-}
-
 /// What a node's gather step may read besides memory: node values in
-/// registers (`W` per node), and the current row's cached placeholders
-/// (`group_args::cached`): in registers when `Resident` (`W` per
-/// placeholder), else in the row kernel's shared memory at `cache`.
-template <class P, int W, bool Resident = false>
+/// registers (`V` per node) and the row kernel's cache of the current row.
+template <class P, int V>
 struct registers {
-  node_values<P, W> nodes;
-  placeholder_values<P, Resident ? W : 0> placeholders;
+  node_values<P, V> nodes;
   const unsigned char* cache = nullptr;
 };
 
 /// Gathers slot `S` (and the following ones) of node J at `at` (`V`
 /// consecutive elements along the innermost kept axis when `V` > 1, the
-/// innermost stride then 0 or 1); values held in registers are taken from
-/// index `first` on.
-template <class P, int J, std::size_t S, int V, class Index, int W, bool Resident>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const registers<P, W, Resident>& regs,
-                                               const position<Index>& at, slot_values<loop_t<P, J>, V>& out,
-                                               int first) {
+/// innermost stride then 0 or 1).
+template <class P, int J, std::size_t S, int V, class Index>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const registers<P, V>& regs,
+                                               const position<Index>& at, slot_values<loop_t<P, J>, V>& out) {
   using E = loop_t<P, J>;
   if constexpr (S < leaf_slots<E>()) {
     using L = leaf_at<E, S>;
@@ -259,17 +231,11 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
     } else if constexpr (from_node >= 0) {
       if (a.in_registers >> from_node & 1u) {
 #pragma unroll
-        for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[first + v];
+        for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[V == 1 ? 0 : v];
         done = true;
       }
     } else if constexpr (placeholder >= 0) {
-      if constexpr (Resident) {
-        if (a.cached >> placeholder & 1u) {
-#pragma unroll
-          for (int v = 0; v < V; ++v) to[v] = placeholder_of<placeholder>(regs.placeholders)[first + v];
-          done = true;
-        }
-      } else if (regs.cache != nullptr && (a.cached >> placeholder & 1u)) {
+      if (regs.cache != nullptr && (a.cached >> placeholder & 1u)) {
         // 16-byte accesses: a warp reads 512 consecutive bytes without bank conflicts.
         load_vector<V>(reinterpret_cast<const T*>(regs.cache + a.cache_offset[placeholder]) + at.j, to);
         done = true;
@@ -287,7 +253,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
         load_vector<V>(base, to);
       }
     }
-    gather<P, J, S + 1, V>(a, regs, at, out, first);
+    gather<P, J, S + 1, V>(a, regs, at, out);
   }
 }
 
@@ -312,21 +278,19 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store(const group_args<P>& a, const posi
   }
 }
 
-/// Pointwise node J at `V` elements: gather, evaluate, keep in registers
-/// (from index `first` on), store.
-template <class P, int J, int V, class Index, int W, bool Resident>
+/// Pointwise node J at `V` elements: gather, evaluate, keep in registers, store.
+template <class P, int J, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_node(const node_objects<P>& nodes, const group_args<P>& a,
-                                                       registers<P, W, Resident>& regs, const position<Index>& at,
-                                                       int first) {
+                                                       registers<P, V>& regs, const position<Index>& at) {
   using E = loop_t<P, J>;
   const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
   slot_values<E, V> slots;
-  gather<P, J, 0, V>(a, regs, at, slots, first);
+  gather<P, J, 0, V>(a, regs, at, slots);
   compute_t<kernel_numerics, E::value_dtype> values[V];
 #pragma unroll
   for (int v = 0; v < V; ++v) values[v] = evaluate<kernel_numerics, 0>(e, gathered<E, V>{slots, v});
 #pragma unroll
-  for (int v = 0; v < V; ++v) values_of<J>(regs.nodes)[first + v] = static_cast<value_t<P, J>>(values[v]);
+  for (int v = 0; v < V; ++v) values_of<J>(regs.nodes)[v] = static_cast<value_t<P, J>>(values[v]);
   store<P, J, V>(a, at, values);
 }
 
@@ -348,8 +312,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes,
   for (; j + (unroll - 1) * step < end; j += unroll * step) {
     slot_values<E, V> slots[unroll];
 #pragma unroll
-    for (int u = 0; u < unroll; ++u)
-      gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j + u * step}, slots[u], 0);
+    for (int u = 0; u < unroll; ++u) gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j + u * step}, slots[u]);
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
 #pragma unroll
@@ -359,7 +322,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes,
   }
   for (; j < end; j += step) {
     slot_values<E, V> slots;
-    gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j}, slots, 0);
+    gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j}, slots);
 #pragma unroll
     for (int v = 0; v < V; ++v)
       r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v})), j + v);
@@ -373,7 +336,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_nodes(const node_objects<P>& n
                                                         registers<P, V>& regs, const position<Index>& at) {
   if constexpr (J < node_count<P>) {
     if constexpr (!is_reduction_at<P, J>)
-      if (a.active >> J & 1u) pointwise_node<P, J, V>(nodes, a, regs, at, 0);
+      if (a.active >> J & 1u) pointwise_node<P, J, V>(nodes, a, regs, at);
     pointwise_nodes<P, J + 1, V>(nodes, a, regs, at);
   }
 }
@@ -444,24 +407,6 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, in
   return shuffle_first(total, 32);
 }
 
-/// Merges reduction node J's per-thread `state` over its row, finishes it,
-/// keeps the result in registers (`W` copies: readers index them like any
-/// node's values) and stores it (lane 0). Every thread of the block calls it.
-template <class P, int J, int W, bool Resident>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_row(const node_objects<P>& nodes, const group_args<P>& a,
-                                                   registers<P, W, Resident>& regs, state_t<P, J> state,
-                                                   std::int64_t row, bool valid, unsigned char* shared) {
-  const auto& op = get<J>(nodes).op;
-  state = merge_row(op, state, a.threads_per_row, shared);
-  const auto result = op.finish(state, a.space.inner);
-#pragma unroll
-  for (int w = 0; w < W; ++w) values_of<J>(regs.nodes)[w] = static_cast<value_t<P, J>>(result);
-  if (valid && static_cast<int>(threadIdx.x) % a.threads_per_row == 0) {
-    const decltype(result) values[1] = {result};
-    store<P, J, 1>(a, position<std::int64_t>{row, 0}, values);
-  }
-}
-
 template <class P, int J, int V>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
                                                   registers<P, V>& regs, std::int64_t row, bool valid,
@@ -475,11 +420,19 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
         state_t<P, J> state{};
         if (valid)
           accumulate<P, J, V>(nodes, a, regs, row, std::int64_t{lane} * V, inner, std::int64_t{tpr} * V, state);
-        finish_row<P, J>(nodes, a, regs, state, row, valid, shared);
+        const auto& op = get<J>(nodes).op;
+        state = merge_row(op, state, tpr, shared);
+        const auto result = op.finish(state, inner);
+#pragma unroll
+        for (int v = 0; v < V; ++v) values_of<J>(regs.nodes)[v] = static_cast<value_t<P, J>>(result);
+        if (valid && lane == 0) {
+          const decltype(result) values[1] = {result};
+          store<P, J, 1>(a, position<std::int64_t>{row, 0}, values);
+        }
       } else if (valid) {
 #pragma unroll 4
         for (std::int64_t j = std::int64_t{lane} * V; j < inner; j += std::int64_t{tpr} * V)
-          pointwise_node<P, J, V>(nodes, a, regs, position<std::int64_t>{row, j}, 0);
+          pointwise_node<P, J, V>(nodes, a, regs, position<std::int64_t>{row, j});
       }
     }
     row_nodes<P, J + 1, V>(nodes, a, regs, row, valid, shared);
@@ -536,161 +489,6 @@ __global__ void __launch_bounds__(1024)
       if (valid) fill_cache<P, 0, V>(a, cache, row);
     }
     row_nodes<P, 0, V>(nodes, a, regs, valid ? row : 0, valid, shared);
-  }
-}
-
-/// Most threads per row of the resident row kernel (its launch bound: 128
-/// registers per thread).
-inline constexpr int resident_row_threads = 512;
-/// Elements of a row each thread of the resident row kernel holds (per
-/// cached placeholder and per node; a multiple of every vector width): with
-/// 32, layernorm's kernel spilled at 128 registers; with 16 none of the
-/// benchmark's kernels spills (bench/RESULTS.md).
-inline constexpr int resident_elements = 16;
-
-/// The resident row kernel's element `k * V` of a thread (`V` consecutive
-/// ones): vector `lane + k * threads_per_row` of the row, so that a warp's
-/// accesses are consecutive.
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE std::int64_t resident_at(int lane, int k, int tpr, int V) {
-  return (std::int64_t{lane} + std::int64_t{k} * tpr) * V;
-}
-/// True when all `K` vectors of the thread lie in the row: its passes then
-/// run without a test per vector (`Full`), so their vectors' instructions
-/// interleave.
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool full_share(const space_args& s, int lane, int tpr, int V, int K) {
-  return resident_at(lane, K - 1, tpr, V) < s.inner;
-}
-
-/// Loads the thread's share of row `row` of each placeholder the group
-/// caches into `to` (`K` vectors of `V`; all loads in flight together).
-template <class P, int I, int V, int K, bool Full>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void fill_placeholders(const group_args<P>& a, placeholder_values<P, V * K>& to,
-                                                          std::int64_t row, int lane) {
-  if constexpr (I < memory_leaf_count<P>) {
-    if (a.cached >> I & 1u) {
-      using T = memory_leaf_t<P, I>;
-      const operand& o = a.leaves[a.cache_source[I]];
-      const std::int64_t stride = innermost_stride(o, a.space);
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        const std::int64_t j = resident_at(lane, k, a.threads_per_row, V);
-        if (Full || j < a.space.inner) {
-          const T* from = static_cast<const T*>(o.data) + offset(o, a.space, position<std::int64_t>{row, j});
-          T values[V];
-          if (V > 1 && stride == 1) {
-            load_vector<V>(from, values);
-          } else {
-#pragma unroll
-            for (int v = 0; v < V; ++v) values[v] = from[v * stride];
-          }
-#pragma unroll
-          for (int v = 0; v < V; ++v) placeholder_of<I>(to)[k * V + v] = values[v];
-        }
-      }
-    }
-    fill_placeholders<P, I + 1, V, K, Full>(a, to, row, lane);
-  }
-}
-template <class P, int V, int K>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void fill_placeholders(const group_args<P>& a, placeholder_values<P, V * K>& to,
-                                                          std::int64_t row, int lane) {
-  if (full_share(a.space, lane, a.threads_per_row, V, K)) fill_placeholders<P, 0, V, K, true>(a, to, row, lane);
-  else fill_placeholders<P, 0, V, K, false>(a, to, row, lane);
-}
-
-/// Adds reduction node J's operand over the thread's share of the row
-/// (`K` vectors of `V`) into `state`, in element order, all gathered first
-/// (loads in flight together).
-template <class P, int J, int V, int K, bool Full>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_resident(const node_objects<P>& nodes, const group_args<P>& a,
-                                                            const registers<P, V * K, true>& regs, std::int64_t row,
-                                                            int lane, state_t<P, J>& state) {
-  using N = node_t<P, J>;
-  using E = loop_t<P, J>;
-  using C = compute_t<kernel_numerics, N::input_dtype>;
-  const N& r = get<J>(nodes);
-  C values[V * K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const std::int64_t j = resident_at(lane, k, a.threads_per_row, V);
-    if (Full || j < a.space.inner) {
-      slot_values<E, V> slots;
-      gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j}, slots, k * V);
-#pragma unroll
-      for (int v = 0; v < V; ++v)
-        values[k * V + v] = static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v}));
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const std::int64_t j = resident_at(lane, k, a.threads_per_row, V);
-    if (Full || j < a.space.inner)
-#pragma unroll
-      for (int v = 0; v < V; ++v) r.op.add(state, values[k * V + v], j + v);
-  }
-}
-
-/// Pointwise node J over the thread's share of the row.
-template <class P, int J, int V, int K, bool Full>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_resident(const node_objects<P>& nodes, const group_args<P>& a,
-                                                           registers<P, V * K, true>& regs, std::int64_t row,
-                                                           int lane) {
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const std::int64_t j = resident_at(lane, k, a.threads_per_row, V);
-    if (Full || j < a.space.inner) pointwise_node<P, J, V>(nodes, a, regs, position<std::int64_t>{row, j}, k * V);
-  }
-}
-
-template <class P, int J, int V, int K>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void resident_row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                           registers<P, V * K, true>& regs, std::int64_t row,
-                                                           bool valid, int lane, unsigned char* shared) {
-  if constexpr (J < node_count<P>) {
-    if (a.active >> J & 1u) {
-      const bool full = full_share(a.space, lane, a.threads_per_row, V, K);
-      if constexpr (is_reduction_at<P, J>) {
-        state_t<P, J> state{};
-        if (valid && full) accumulate_resident<P, J, V, K, true>(nodes, a, regs, row, lane, state);
-        else if (valid) accumulate_resident<P, J, V, K, false>(nodes, a, regs, row, lane, state);
-        finish_row<P, J>(nodes, a, regs, state, row, valid, shared);
-      } else if (valid && full) {
-        pointwise_resident<P, J, V, K, true>(nodes, a, regs, row, lane);
-      } else if (valid) {
-        pointwise_resident<P, J, V, K, false>(nodes, a, regs, row, lane);
-      }
-    }
-    resident_row_nodes<P, J + 1, V, K>(nodes, a, regs, row, valid, lane, shared);
-  }
-}
-
-/// Row group whose rows fit in registers (at most `resident_row_threads` x
-/// `V * K` elements): `threads_per_row` threads per row, each holding `K`
-/// vectors of `V` of the row (vector `lane + k * threads_per_row`) of every
-/// cached placeholder and every node in registers: the cached placeholders
-/// are read once, every node runs from registers, pointwise nodes kept in
-/// the group never reach memory. The next row's cached placeholders are
-/// loaded while the current row runs (its loads in flight during the
-/// merges and the passes).
-template <class P, int V, int K>
-__global__ void __launch_bounds__(resident_row_threads, 1)
-    resident_row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
-  extern __shared__ __align__(16) unsigned char shared[];
-  const int rows_per_block = static_cast<int>(blockDim.x) / a.threads_per_row;
-  const int slot = static_cast<int>(threadIdx.x) / a.threads_per_row;
-  const int lane = static_cast<int>(threadIdx.x) % a.threads_per_row;
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * rows_per_block;
-  placeholder_values<P, V * K> next;
-  const std::int64_t first_row = static_cast<std::int64_t>(blockIdx.x) * rows_per_block + slot;
-  if (first_row < a.space.outer) fill_placeholders<P, V, K>(a, next, first_row, lane);
-  for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; first < a.space.outer;
-       first += step) {
-    const std::int64_t row = first + slot;
-    const bool valid = row < a.space.outer;
-    registers<P, V * K, true> regs;
-    regs.placeholders = next;
-    if (row + step < a.space.outer) fill_placeholders<P, V, K>(a, next, row + step, lane);
-    resident_row_nodes<P, 0, V, K>(nodes, a, regs, valid ? row : 0, valid, lane, shared);
   }
 }
 
