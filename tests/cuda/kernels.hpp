@@ -176,9 +176,9 @@ void columns_and_full_case() {
   }
 }
 
-/// Row groups of floating types: softmax and layernorm (one kernel each).
+/// Softmax and layernorm (one kernel each) over `rows` rows of `n` elements.
 template <class T>
-void softmax_layernorm_case() {
+void check_softmax_layernorm(std::int64_t rows, std::int64_t n) {
   constexpr fx::in<"x", T, 2> x;
   constexpr fx::in<"w", T, 1> w;
   constexpr fx::out<"y", T, 2> y;
@@ -186,21 +186,60 @@ void softmax_layernorm_case() {
                                     fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
   constexpr fx::program layernorm{y = (x - fx::mean(x, fx::axis<1>)) *
                                       fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f) * w};
-  for (const std::int64_t n : sizes) {
-    const std::int64_t rows = n == 1000003 ? 2 : 17;
-    const auto hx = input<T>({rows, n}, 11), hw = input<T>({n}, 12);
-    const auto dx = hx.to(device::cuda), dw = hw.to(device::cuda);
-    tensor<T> es({rows, n}), el({rows, n});
-    fx::run_reference(softmax, x(hx), y(es));
-    fx::run_reference(layernorm, x(hx), w(hw), y(el));
+  const auto hx = input<T>({rows, n}, 11), hw = input<T>({n}, 12);
+  const auto dx = hx.to(device::cuda), dw = hw.to(device::cuda);
+  tensor<T> es({rows, n}), el({rows, n});
+  fx::run_reference(softmax, x(hx), y(es));
+  fx::run_reference(layernorm, x(hx), w(hw), y(el));
+  for (const bool fused : {true, false}) {
     tensor<T> ds = poisoned<T>({rows, n}), dl = poisoned<T>({rows, n});
-    softmax.run(fx::cuda(), x(dx), y(ds));
-    layernorm.run(fx::cuda(), x(dx), w(dw), y(dl));
+    softmax.run(fused ? fx::cuda() : fx::cuda_unfused(), x(dx), y(ds));
+    layernorm.run(fused ? fx::cuda() : fx::cuda_unfused(), x(dx), w(dw), y(dl));
     fx::testing::tolerance tol = fx::testing::default_tolerance<T>(6);
     tol.atol = std::max(tol.atol, 1e-6 * static_cast<double>(n) * (std::is_same_v<T, float> ? 1 : 100));
-    const std::string what = std::to_string(rows) + " x " + std::to_string(n);
+    const std::string what = std::to_string(rows) + " x " + std::to_string(n) + (fused ? "" : " (unfused)");
     check(ds, es, tol, "softmax, " + what);
     check(dl, el, tol, "layernorm, " + what);
+  }
+}
+
+/// Row groups of floating types: softmax and layernorm at the sizes.
+template <class T>
+void softmax_layernorm_case() {
+  for (const std::int64_t n : sizes) check_softmax_layernorm<T>(n == 1000003 ? 2 : 17, n);
+}
+
+/// The row strategies at their boundaries (docs/backends-cuda.md): rows of
+/// 1 element (a row per thread), 16 and 17 (a thread per row and one more),
+/// about 8192 (odd lengths on the unvectorized path; a row-length bound of
+/// the resident-row attempt, bench/RESULTS.md), few long rows (split across
+/// blocks), empty rows and no rows; softmax and layernorm, and the
+/// horizontal group (pointwise outputs beside a sum).
+template <class T>
+void row_strategies_case() {
+  constexpr std::int64_t resident = 512 * 16;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{16}, std::int64_t{17}, std::int64_t{4096}, resident - 4,
+                               resident - 1, resident, resident + 1, resident + 4})
+    check_softmax_layernorm<T>(n < 64 ? 300 : 5, n);
+  check_softmax_layernorm<T>(3, 16384);  // few long rows: split across blocks, node by node
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"p", T, 2> p;
+  constexpr fx::out<"q", T, 2> q;
+  constexpr fx::out<"s", sum_t<T>, 1> s;
+  constexpr fx::program prog{p = x * 2, q = x + 1, s = fx::sum(x, fx::axis<1>, fx::drop_axes)};
+  for (const shape& sizes : {shape{5, 0}, shape{0, 5}, shape{3, 1}, shape{5, resident}, shape{5, resident + 1}}) {
+    const auto hx = input<T>(sizes, 13);
+    tensor<T> ep(sizes), eq(sizes);
+    tensor<sum_t<T>> es({sizes[0]});
+    fx::run_reference(prog, x(hx), p(ep), q(eq), s(es));
+    const auto dx = hx.to(device::cuda);
+    tensor<T> dp = poisoned<T>(sizes), dq = poisoned<T>(sizes);
+    tensor<sum_t<T>> ds = poisoned<sum_t<T>>({sizes[0]});
+    prog.run(fx::cuda(), x(dx), p(dp), q(dq), s(ds));
+    const std::string what = "horizontal, " + std::to_string(sizes[0]) + " x " + std::to_string(sizes[1]);
+    check(dp, ep, fx::testing::default_tolerance<T>(), what + " (x * 2)");
+    check(dq, eq, fx::testing::default_tolerance<T>(), what + " (x + 1)");
+    check(ds, es, sum_tolerance<sum_t<T>>(sizes[1]), what + " (sum)");
   }
 }
 
