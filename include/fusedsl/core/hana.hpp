@@ -14,7 +14,6 @@
 #include <boost/hana/fold_left.hpp>          // hana::fold_left
 #include <boost/hana/for_each.hpp>           // hana::for_each
 #include <boost/hana/if.hpp>                 // hana::if_
-#include <boost/hana/index_if.hpp>           // hana::index_if
 #include <boost/hana/integral_constant.hpp>  // hana::size_c
 #include <boost/hana/length.hpp>             // hana::length
 #include <boost/hana/prepend.hpp>            // hana::prepend

@@ -3,7 +3,10 @@
 /// subexpression types (as `hana::type`s), leaf counts, and the
 /// distinct reductions of an expression.
 #pragma once
-#include <type_traits>  // std::conditional_t
+#include <array>        // std::array
+#include <cstddef>      // std::size_t
+#include <type_traits>  // std::conditional_t, std::is_same_v
+#include <utility>      // std::index_sequence
 
 #include <fusedsl/core/hana.hpp>        // hana: operands and type lists
 #include <fusedsl/core/numerics.hpp>    // compute_t, kernel_numerics
@@ -64,22 +67,107 @@ struct children<reduce<Op, Ax, K, Arg>> {
 };
 }  // namespace detail
 
+namespace detail {
+/// A list of types, for what is cheaper done on types than with hana's
+/// algorithms (each of which instantiates several templates per call).
+template <class... T>
+struct type_list {};
+
+/// The concatenation of type lists.
+template <class... Lists>
+struct concat {
+  using type = type_list<>;
+};
+template <class... A>
+struct concat<type_list<A...>> {
+  using type = type_list<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct concat<type_list<A...>, type_list<B...>, Rest...> : concat<type_list<A..., B...>, Rest...> {};
+
+/// The subexpressions of `E` in post-order, as a type list.
+template <class E>
+struct post_order {
+  using type = type_list<E>;
+};
+template <class Op, class... Args>
+struct post_order<pointwise<Op, Args...>>
+    : concat<typename post_order<Args>::type..., type_list<pointwise<Op, Args...>>> {};
+template <class Op, class Ax, bool K, class Arg>
+struct post_order<reduce<Op, Ax, K, Arg>> : concat<typename post_order<Arg>::type, type_list<reduce<Op, Ax, K, Arg>>> {
+};
+
+template <class... T>
+constexpr auto as_type_tuple(type_list<T...>) {
+  return hana::tuple_t<T...>;
+}
+}  // namespace detail
+
 /// Every subexpression type of `E` in post-order (operands before their
 /// node), repeats included.
 template <class E>
 constexpr auto subexpressions() {
-  auto below = hana::unpack(detail::children<E>::value, [](auto... child) {
-    return hana::flatten(hana::make_tuple(hana::make_tuple(), subexpressions<typename decltype(child)::type>()...));
-  });
-  return hana::append(below, hana::type_c<E>);
+  return detail::as_type_tuple(typename detail::post_order<E>::type{});
 }
 
-/// `list` with repeated types removed, keeping first occurrences.
-template <class List>
-constexpr auto unique_types(List list) {
-  return hana::fold_left(list, hana::make_tuple(), [](auto seen, auto t) {
-    return hana::if_(hana::contains(seen, t), seen, hana::append(seen, t));
-  });
+namespace detail {
+/// Position of the first `Ts` that is `T` (plain `is_same` tests: a fold of
+/// hana::contains over growing tuples costs quadratic instantiations).
+template <class T, class... Ts>
+constexpr std::size_t first_index_of() {
+  constexpr bool same[] = {std::is_same_v<T, Ts>..., true};
+  std::size_t i = 0;
+  while (!same[i]) ++i;
+  return i;
+}
+
+/// Positions of first occurrences in a list of `N` types, and their count.
+template <std::size_t N>
+struct kept_positions {
+  std::array<std::size_t, N> positions{};
+  std::size_t count = 0;
+};
+
+/// The positions of the first occurrences among `Ts`.
+template <class... Ts>
+constexpr kept_positions<sizeof...(Ts)> find_first_occurrences() {
+  const std::array<std::size_t, sizeof...(Ts)> first{first_index_of<Ts, Ts...>()...};
+  kept_positions<sizeof...(Ts)> kept;
+  std::size_t i = 0;
+  for (std::size_t f : first) {  // a range-for: no `i < 0` for nvcc to warn about when Ts is empty
+    if (f == i) kept.positions[kept.count++] = i;
+    ++i;
+  }
+  return kept;
+}
+
+/// The first occurrences among `Ts`, computed once per list.
+template <class... Ts>
+struct first_occurrences {
+  static constexpr kept_positions<sizeof...(Ts)> kept = find_first_occurrences<Ts...>();
+};
+
+/// The elements of `list` at the kept positions of `Occurrences`.
+template <class Occurrences, class List, std::size_t... K>
+constexpr auto take_positions(const List& list, std::index_sequence<K...>) {
+  return hana::make_tuple(hana::at_c<Occurrences::kept.positions[K]>(list)...);
+}
+}  // namespace detail
+
+/// `list` (a tuple of `hana::type`s) with repeated types removed, keeping
+/// first occurrences.
+template <class... Types>
+constexpr auto unique_types(const hana::tuple<Types...>& list) {
+  using occurrences = detail::first_occurrences<typename Types::type...>;
+  return detail::take_positions<occurrences>(list, std::make_index_sequence<occurrences::kept.count>{});
+}
+
+/// Position of the first `hana::type` of `E` in `list` (which must hold one).
+template <class E, class... Types>
+constexpr std::size_t type_index(const hana::tuple<Types...>&) {
+  constexpr std::size_t index = detail::first_index_of<E, typename Types::type...>();
+  static_assert(index < sizeof...(Types), "fusedsl: internal: the type is not in the list");
+  return index;
 }
 
 /// The distinct node-making subexpressions of `E` (reductions and realized

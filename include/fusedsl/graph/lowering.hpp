@@ -165,7 +165,7 @@ struct statement_lowering {
   template <class E>
   constexpr std::vector<int> visit(std::vector<read>& reads) {
     if constexpr (makes_node<E>) {
-      constexpr std::size_t k = hana::index_if(distinct, hana::equal.to(hana::type_c<E>)).value().value;
+      constexpr std::size_t k = type_index<E>(distinct);
       if (buffers[k].empty()) lower_node<E>(k);
       add_read(reads, buffers[k], shapes[k], detail::dtype_itemsize(torch_dtype(E::value_dtype)));
       return shapes[k];

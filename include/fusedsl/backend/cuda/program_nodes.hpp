@@ -16,9 +16,9 @@
 #include <utility>      // std::index_sequence, std::integer_sequence
 
 #include <fusedsl/core/config.hpp>                    // FUSEDSL_HOST_DEVICE
-#include <fusedsl/core/hana.hpp>                      // hana::at_c, hana::index_if
+#include <fusedsl/core/hana.hpp>                      // hana::at_c
 #include <fusedsl/expr/tensor_leaf.hpp>               // tensor_leaf
-#include <fusedsl/expr/traverse.hpp>                  // leaf_slots, makes_node, distinct_nodes
+#include <fusedsl/expr/traverse.hpp>                  // leaf_slots, makes_node, distinct_nodes, type_index
 #include <fusedsl/program/detail/describe_nodes.hpp>  // statement_count, distinct_count, node_expression
 
 namespace fusedsl::cuda_detail {
@@ -70,10 +70,8 @@ struct to_device {
 template <class P, class E>
 requires is_placeholder<E>
 struct to_device<P, E> {
-  using type = device_placeholder<
-      static_cast<int>(std::remove_cvref_t<
-                       decltype(hana::index_if(memory_leaves<P>(), hana::equal.to(hana::type_c<E>)).value())>::value),
-      typename E::element_type, E::rank, E::role_of>;
+  using type = device_placeholder<static_cast<int>(type_index<E>(memory_leaves<P>())), typename E::element_type,
+                                  E::rank, E::role_of>;
   static constexpr type make(const E&) { return {}; }
 };
 template <class P, class E>

@@ -9,6 +9,7 @@
 #include <string>    // std::string
 
 #include <fusedsl/core/error.hpp>       // error
+#include <fusedsl/expr/traverse.hpp>    // type_index, unique_types
 #include <fusedsl/program/program.hpp>  // program, named leaves
 #include <fusedsl/tensor/tensor.hpp>    // tensor: storage of locals
 
@@ -149,13 +150,11 @@ struct bound_leaves {
   /// The slot of named leaf `L`.
   template <class L>
   auto& slot() {
-    constexpr auto index = hana::index_if(leaves, hana::equal.to(hana::type_c<L>));
-    return hana::at(slots, index.value());
+    return hana::at_c<type_index<L>(leaves)>(slots);
   }
   template <class L>
   const auto& slot() const {
-    constexpr auto index = hana::index_if(leaves, hana::equal.to(hana::type_c<L>));
-    return hana::at(slots, index.value());
+    return hana::at_c<type_index<L>(leaves)>(slots);
   }
 };
 

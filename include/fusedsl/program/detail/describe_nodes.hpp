@@ -12,6 +12,7 @@
 
 #include <fusedsl/core/hana.hpp>                         // hana::at_c, hana::unpack
 #include <fusedsl/expr/evaluate.hpp>                     // detail::operand_first_slot
+#include <fusedsl/expr/traverse.hpp>                     // type_index, distinct_nodes
 #include <fusedsl/program/detail/bound_leaves.hpp>       // bound_leaves, describe_leaf
 #include <fusedsl/program/detail/group_schedule.hpp>     // group_schedule
 #include <fusedsl/program/detail/nodes.hpp>              // node_runtime, address, node_expression
@@ -130,8 +131,7 @@ void collect(call_state<P>& call, const E& e, node_runtime& n) {
     address& a = n.leaves[First];
     if constexpr (makes_node<E>) {
       using V = std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements).value)>;
-      constexpr int k =
-          static_cast<int>(hana::index_if(distinct_nodes<V>(), hana::equal.to(hana::type_c<E>)).value().value);
+      constexpr int k = static_cast<int>(type_index<E>(distinct_nodes<V>()));
       const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, k))];
       a = {home.data, home.scratch, broadcast_strides(home.sizes, home.strides, n.space), home.per_outer};
     } else if constexpr (requires { e.view; }) {
