@@ -10,12 +10,14 @@
 #pragma once
 #include <array>    // std::array
 #include <cstdint>  // std::int64_t
+#include <cstring>  // std::memcmp
 #include <limits>   // std::numeric_limits
 #include <string>   // std::string
 #include <tuple>    // std::tuple, std::apply
 #include <vector>   // std::vector
 
 #include <doctest/doctest.h>
+#include <omp.h>  // omp_get_max_threads, omp_set_num_threads
 
 #include <fusedsl/fusedsl.hpp>
 #include <support/compare.hpp>  // FUSEDSL_CHECK_CLOSE, default_tolerance
@@ -275,6 +277,47 @@ void check_in_place() {
   }
 }
 
+/// True when `a` and `b` hold the same bits.
+template <class T>
+bool same_bits(const fx::tensor<T>& a, const fx::tensor<T>& b) {
+  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), sizeof(T) * a.numel()) == 0;
+}
+
+/// Reductions whose work is cut into parts (the lanes of a row, the row
+/// parts of a column reduction, the chunks of a split one) give the same
+/// bits with one thread and with three: the parts and the order in which
+/// they merge depend on the sizes alone. (Whether few long rows are split
+/// depends on the thread count too: these sizes are split, or not, either way.)
+template <class T>
+void check_thread_counts() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"r", sum_t<T>, 1> r;
+  constexpr fx::out<"c", sum_t<T>, 1> c;
+  constexpr fx::out<"t", sum_t<T>, 0> t;
+  constexpr fx::program reductions{r = fx::sum(x, fx::axis<1>, fx::drop_axes),
+                                   c = fx::sum(x * number_t<T>(3), fx::axis<0>, fx::drop_axes),
+                                   t = fx::sum(x, fx::axes<>, fx::drop_axes)};
+  const int threads = omp_get_max_threads();
+  for (const fx::shape& sizes : {fx::shape{37, 129}, fx::shape{1023, 3}, fx::shape{300, 2100}, fx::shape{2, 40000}}) {
+    const auto input = random_tensor<T>(sizes, 41);
+    auto once = [&](int n) {
+      omp_set_num_threads(n);
+      auto out_r = fresh<sum_t<T>>({sizes[0]});
+      auto out_c = fresh<sum_t<T>>({sizes[1]});
+      auto out_t = fresh<sum_t<T>>(fx::shape{});
+      reductions.run(fx::cpu, x(input), r(out_r), c(out_c), t(out_t));
+      return std::tuple{std::move(out_r), std::move(out_c), std::move(out_t)};
+    };
+    const auto [r1, c1, t1] = once(1);
+    const auto [r3, c3, t3] = once(3);
+    omp_set_num_threads(threads);
+    INFO(describe("thread counts", sizes, "dense"));
+    CHECK(same_bits(r1, r3));
+    CHECK(same_bits(c1, c3));
+    CHECK(same_bits(t1, t3));
+  }
+}
+
 /// All of the above for element type T.
 template <class T>
 void check_all_kernel_classes() {
@@ -283,6 +326,7 @@ void check_all_kernel_classes() {
   SUBCASE("column and full reductions") { check_column_and_full_reductions<T>(); }
   SUBCASE("horizontal") { check_horizontal<T>(); }
   SUBCASE("in place") { check_in_place<T>(); }
+  SUBCASE("thread counts") { check_thread_counts<T>(); }
 }
 
 }  // namespace kernel_classes

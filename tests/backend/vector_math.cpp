@@ -302,14 +302,12 @@ void check_special_values() {
   }
 }
 
-/// float sqrt bit for bit as std::sqrt (NaN payloads included), rsqrt
-/// correctly rounded (1/sqrt in long double, rounded to float) and, where
-/// the input or result is NaN, +-0 or +-Inf, bit for bit as 1.0f / std::sqrt:
-/// every 2999th bit pattern (all signs, NaNs, Infs), every value within 3000
-/// ulps of the points where rounding is hardest or the code switches (powers
-/// of 2 and 4, 4 - 2^-22 whose root is 2^-51 from a midpoint, the subnormal
+/// The float inputs sqrt and rsqrt are checked on (as bit patterns): every
+/// 2999th bit pattern (all signs, NaNs, Infs), every value within 3000 ulps
+/// of the points where rounding is hardest or the code switches (powers of 2
+/// and 4, 4 - 2^-22 whose root is 2^-51 from a midpoint, the subnormal
 /// boundary, max).
-void check_sqrt_and_rsqrt() {
+std::vector<std::uint32_t> sqrt_inputs() {
   std::vector<std::uint32_t> us;
   for (std::uint64_t u = 0; u < (std::uint64_t(1) << 32); u += 2999) us.push_back(static_cast<std::uint32_t>(u));
   for (float p : {1.0f, 2.0f, 4.0f, 0x1.fffffep1f, 0x1p-126f, 0x1p-149f, 0x1p-140f, 0x1p100f, 0x1.fffffep127f, 0.0f}) {
@@ -323,6 +321,15 @@ void check_sqrt_and_rsqrt() {
   }
   for (std::uint32_t n : {0x7f800001u, 0x7fbfffffu, 0x7fc00000u, 0xffc00001u, 0xff800001u, 0x7f800000u, 0xff800000u})
     us.push_back(n);  // signaling and quiet NaNs of both signs, +-Inf
+  return us;
+}
+
+/// float sqrt bit for bit as std::sqrt (NaN payloads included), rsqrt
+/// correctly rounded (1/sqrt in long double, rounded to float) and, where
+/// the input or result is NaN, +-0 or +-Inf, bit for bit as 1.0f / std::sqrt,
+/// on sqrt_inputs().
+void check_sqrt_and_rsqrt() {
+  const std::vector<std::uint32_t> us = sqrt_inputs();
   std::size_t sqrt_diff = 0, rsqrt_diff = 0;
   std::uint32_t first_bad = 0;
   for (std::uint32_t u : us) {
@@ -343,6 +350,49 @@ void check_sqrt_and_rsqrt() {
   CHECK_MESSAGE(sqrt_diff + rsqrt_diff == 0, msg);
 }
 
+#if FUSEDSL_SIMD_SQRT
+/// math::sqrt over `n` floats in a loop vectorized for the caller's ISA
+/// (`omp simd`: also at the tests' -O1), which calls fusedsl_sqrtf's vector
+/// variant of that ISA.
+FUSEDSL_FORCEINLINE void sqrt_loop(const float* x, float* y, std::size_t n) {
+#  pragma omp simd
+  for (std::size_t i = 0; i < n; ++i) y[i] = fusedsl::math::sqrt(x[i]);
+}
+/// sqrt_loop for SSE2, AVX, AVX2 and AVX-512: each calls its own variant.
+void sqrt_loop_sse2(const float* x, float* y, std::size_t n) { sqrt_loop(x, y, n); }
+__attribute__((target("avx"))) void sqrt_loop_avx(const float* x, float* y, std::size_t n) { sqrt_loop(x, y, n); }
+__attribute__((target("avx2"))) void sqrt_loop_avx2(const float* x, float* y, std::size_t n) { sqrt_loop(x, y, n); }
+__attribute__((target("avx512f"))) void sqrt_loop_avx512(const float* x, float* y, std::size_t n) {
+  sqrt_loop(x, y, n);
+}
+
+/// math::sqrt of float in vectorized loops, through each vector variant of
+/// fusedsl_sqrtf the CPU runs (simd_sqrt.hpp), bit for bit as std::sqrt on
+/// sqrt_inputs().
+void check_simd_sqrt() {
+  const std::vector<std::uint32_t> us = sqrt_inputs();
+  std::vector<float> x(us.size()), y(us.size());
+  for (std::size_t i = 0; i < us.size(); ++i) x[i] = std::bit_cast<float>(us[i]);
+  struct variant {
+    const char* isa;
+    bool runs;
+    void (*loop)(const float*, float*, std::size_t);
+  };
+  for (const variant& v :
+       {variant{"sse2", true, sqrt_loop_sse2}, variant{"avx", __builtin_cpu_supports("avx") != 0, sqrt_loop_avx},
+        variant{"avx2", __builtin_cpu_supports("avx2") != 0, sqrt_loop_avx2},
+        variant{"avx512f", __builtin_cpu_supports("avx512f") != 0, sqrt_loop_avx512}}) {
+    if (!v.runs) continue;
+    v.loop(x.data(), y.data(), x.size());
+    std::size_t diff = 0;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      diff += std::bit_cast<std::uint32_t>(y[i]) != std::bit_cast<std::uint32_t>(std::sqrt(x[i]));
+    INFO(v.isa);
+    CHECK(diff == 0);
+  }
+}
+#endif
+
 template <class T>
 void check_math_hpp_forwards() {
   // math.hpp's float overloads are these functions on the host; its double
@@ -358,7 +408,7 @@ void check_math_hpp_forwards() {
     CHECK(same_bits(m::erf(x), vec ? vm::erf(x) : std::erf(x)));
     CHECK(same_bits(m::sin(x), vec ? vm::sin(x) : std::sin(x)));
     CHECK(same_bits(m::cos(x), vec ? vm::cos(x) : std::cos(x)));
-    // sqrt and rsqrt: vector_math for float (sqrt bit for bit std:: anyway), std:: for double.
+    // sqrt and rsqrt: fusedsl_sqrtf or vector_math for float (sqrt bit for bit std:: anyway), std:: for double.
     CHECK(same_bits(m::sqrt(x), std::sqrt(x)));
     if constexpr (sizeof(T) == 4) {
       CHECK(same_bits(m::sqrt(x), vm::sqrt(x)));
@@ -385,6 +435,9 @@ TEST_CASE("vector_math: double accuracy in ulps against long double") { check_ac
 TEST_CASE("vector_math: float special values as std") { check_special_values<float>(); }
 TEST_CASE("vector_math: double special values as std") { check_special_values<double>(); }
 TEST_CASE("vector_math: float sqrt bit for bit std, rsqrt correctly rounded") { check_sqrt_and_rsqrt(); }
+#if FUSEDSL_SIMD_SQRT
+TEST_CASE("math: float sqrt in vectorized loops bit for bit std (sqrt instruction variants)") { check_simd_sqrt(); }
+#endif
 TEST_CASE("vector_math: math.hpp forwards float and double") {
   check_math_hpp_forwards<float>();
   check_math_hpp_forwards<double>();

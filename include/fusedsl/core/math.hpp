@@ -15,6 +15,7 @@
 #include <type_traits>  // std::make_unsigned_t, std::is_integral_v
 
 #include <fusedsl/core/config.hpp>       // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/simd_sqrt.hpp>    // fusedsl_sqrtf, FUSEDSL_SIMD_SQRT
 #include <fusedsl/core/vector_math.hpp>  // vector_math::exp, ...
 
 namespace fusedsl::math {
@@ -87,21 +88,35 @@ template <class T>
 inline constexpr bool host_vector_math = std::is_same_v<T, float> ||
                                          (std::is_same_v<T, double> && vector_math::double_vectorizes);
 #endif
-/// sqrt of float on the host: vector_math::sqrt where it is the faster one,
-/// with AVX2 or newer (8 or 16 lanes: Adam's update 1.3x / 2.1x faster than
-/// with the scalar std::sqrt, bench/RESULTS.md), unless std::sqrt vectorizes
-/// anyway (-fno-math-errno). With SSE2 / SSE4 (4 lanes) the emulation costs
-/// twice the scalar sqrt instruction, and a loop with it runs slower
-/// vectorized than the scalar loop with std::sqrt. Same bits either way.
-/// With FUSEDSL_CPU_DISPATCH the kernels that run on AVX2 machines are the
-/// AVX2 / AVX-512 versions, whatever the flags of the build. double keeps
-/// std::sqrt.
-#if defined(__NO_MATH_ERRNO__) || !(defined(__AVX2__) || FUSEDSL_CPU_DISPATCH)
+/// sqrt of float on the host where std::sqrt does not vectorize (without
+/// -fno-math-errno, std::sqrt vectorizes to the instruction): with g++ on
+/// x86-64 fusedsl_sqrtf (simd_sqrt.hpp), the instruction through its vector
+/// variants; else vector_math::sqrt where it is the faster one, with AVX2 or
+/// newer (8 or 16 lanes: Adam's update 1.3x / 2.1x faster than with the
+/// scalar std::sqrt, bench/RESULTS.md). With SSE2 / SSE4 (4 lanes) that
+/// emulation costs twice the scalar sqrt instruction, and a loop with it runs
+/// slower vectorized than the scalar loop with std::sqrt. Same bits in every
+/// case. double keeps std::sqrt.
+#if defined(__NO_MATH_ERRNO__) || defined(__CUDA_ARCH__)
+template <class T>
+inline constexpr bool simd_sqrt = false;
 template <class T>
 inline constexpr bool host_sqrt = false;
-#else
+#elif FUSEDSL_SIMD_SQRT
+template <class T>
+inline constexpr bool simd_sqrt = std::is_same_v<T, float>;
+template <class T>
+inline constexpr bool host_sqrt = false;
+#elif defined(__AVX2__) || FUSEDSL_CPU_DISPATCH
+template <class T>
+inline constexpr bool simd_sqrt = false;
 template <class T>
 inline constexpr bool host_sqrt = std::is_same_v<T, float>&& host_vector_math<T>;
+#else
+template <class T>
+inline constexpr bool simd_sqrt = false;
+template <class T>
+inline constexpr bool host_sqrt = false;
 #endif
 }  // namespace detail
 
@@ -128,12 +143,16 @@ FUSEDSL_MATH_FN T expm1(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::expm1(a);
   else return std::expm1(a);
 }
-/// Square root, correctly rounded. float on the host with AVX2 or newer:
+/// Square root, correctly rounded. float on the host: fusedsl_sqrtf or
 /// vector_math::sqrt (bit for bit std::sqrt), since without -fno-math-errno
 /// g++ turns std::sqrt into a call that sets errno and keeps the loop scalar
-/// (see detail::host_sqrt for when std::sqrt is kept).
+/// (see detail::simd_sqrt and detail::host_sqrt for which, and when
+/// std::sqrt is kept).
 template <class T>
 FUSEDSL_MATH_FN T sqrt(T a) {
+#if FUSEDSL_SIMD_SQRT  // declared only here
+  if constexpr (detail::simd_sqrt<T>) return fusedsl_sqrtf(a);
+#endif
   if constexpr (detail::host_sqrt<T>) return vector_math::sqrt(a);
   else return std::sqrt(a);
 }

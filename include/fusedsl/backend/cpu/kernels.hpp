@@ -19,10 +19,15 @@ namespace fusedsl::cpu_detail {
 
 using detail::node_runtime;
 
-/// Independent accumulators per reduction row, so that the compiler can
-/// keep them in one vector register; merged in a fixed order (results do
-/// not depend on the number of threads).
-inline constexpr int reduction_lanes = 8;
+/// Independent accumulators per reduction row: 128 bytes of states (32
+/// float sums, 16 double or i64 ones), 8 at least. The compiler keeps them
+/// in four AVX2 vector registers, so that a chunk's additions are four
+/// chains of dependent adds, not one: with 8 float lanes (one register) a
+/// sum ran at the adder's latency, not at the memory's speed (2^24 floats:
+/// 4.1 ms, 2.6 with 32 lanes, bench/RESULTS.md). Merged in a fixed order
+/// (results do not depend on the number of threads).
+template <class State>
+inline constexpr int reduction_lanes = std::max<int>(8, static_cast<int>(128 / sizeof(State)));
 
 /// The operands of a node in one tile: memory (or scratch) and the tile's
 /// offset correction per leaf slot, and the same for the output.
@@ -277,7 +282,8 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
     row_base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
     step[k] = last < 0 ? 0 : n.leaves[k].strides[axes.reduced[last]];
   }
-  State lanes[reduction_lanes] = {};
+  constexpr int n_lanes = reduction_lanes<State>;
+  State lanes[n_lanes] = {};
   lanes[0] = state;
   chunk_leaves<Arg> leaves;
   shape index = unravel(j0, axes.reduced_sizes);
@@ -300,13 +306,13 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
         // Lane l takes elements l, l + lanes, ...: a fixed assignment, so the
         // order of additions is the same on every run.
         std::int64_t i = 0;
-        for (; i + reduction_lanes <= m; i += reduction_lanes)
-          for (int l = 0; l < reduction_lanes; ++l)  // vectorized: reduction lanes
+        for (; i + n_lanes <= m; i += n_lanes)
+          for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
             r.op.add(lanes[l],
                      static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i + l})),
                      j + done + i + l);
         for (; i < m; ++i)
-          r.op.add(lanes[i % reduction_lanes],
+          r.op.add(lanes[i % n_lanes],
                    static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})),
                    j + done + i);
       }
@@ -322,7 +328,7 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
     }
   }
   state = lanes[0];
-  for (int l = 1; l < reduction_lanes; ++l) r.op.merge(state, lanes[l]);
+  for (int l = 1; l < n_lanes; ++l) r.op.merge(state, lanes[l]);
 }
 
 template <class R>
@@ -442,13 +448,21 @@ void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t
     accumulate_columns(r, n, axes, t, c0, c1, rows * part / parts, rows * (part + 1) / parts,
                        partial.data() + part * columns + c0);
   }
+  // Part 0 of a chunk of columns takes the other parts in order, part by
+  // part: each part's states are read in memory order, in a loop that
+  // vectorizes (column by column, the parts lie `columns` states apart, and
+  // the merges were a scalar chain: a tenth of a column sum's time).
   Out* out = static_cast<Out*>(t.out);
 #pragma omp parallel for schedule(static) if (columns * parts > chunk * chunk)
-  for (std::int64_t c = 0; c < columns; ++c) {
-    reduction_state<R> state = partial[static_cast<std::size_t>(c)];
-    for (std::int64_t part = 1; part < parts; ++part)
-      r.op.merge(state, partial[static_cast<std::size_t>(part * columns + c)]);
-    out[axes.row_offset(c, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(state, rows));
+  for (std::int64_t c0 = 0; c0 < columns; c0 += chunk) {
+    const std::int64_t width = std::min(chunk, columns - c0);
+    reduction_state<R>* first = partial.data() + c0;
+    for (std::int64_t part = 1; part < parts; ++part) {
+      const reduction_state<R>* other = partial.data() + part * columns + c0;
+      for (std::int64_t c = 0; c < width; ++c) r.op.merge(first[c], other[c]);  // vectorized: column parts
+    }
+    for (std::int64_t c = 0; c < width; ++c)
+      out[axes.row_offset(c0 + c, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(first[c], rows));
   }
 }
 
