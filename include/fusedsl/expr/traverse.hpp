@@ -162,12 +162,11 @@ constexpr auto unique_types(const hana::tuple<Types...>& list) {
   return detail::take_positions<occurrences>(list, std::make_index_sequence<occurrences::kept.count>{});
 }
 
-/// Position of the first `hana::type` of `E` in `list` (which must hold one).
+/// Position of the first `hana::type` of `E` in `list`; the list's length
+/// when it holds none (callers look types up in lists built from them).
 template <class E, class... Types>
 constexpr std::size_t type_index(const hana::tuple<Types...>&) {
-  constexpr std::size_t index = detail::first_index_of<E, typename Types::type...>();
-  static_assert(index < sizeof...(Types), "fusedsl: internal: the type is not in the list");
-  return index;
+  return detail::first_index_of<E, typename Types::type...>();
 }
 
 /// The distinct node-making subexpressions of `E` (reductions and realized
