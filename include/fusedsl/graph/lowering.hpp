@@ -85,6 +85,17 @@ constexpr const char* torch_dtype(dtype d) {
   return names[static_cast<int>(d)];
 }
 
+/// The name of placeholder or param `L` as a std::string, copied character
+/// by character: std::string's string_view constructor compares the data
+/// pointer with null, which g++ cannot fold for a template parameter object
+/// (the name) when null-pointer checks are kept (-fsanitize=address,undefined).
+template <class L>
+constexpr std::string name_of() {
+  std::string name;
+  for (char c : L::name.view()) name.push_back(c);
+  return name;
+}
+
 /// The whole lowering state of one program.
 struct lowering {
   std::vector<int> parent;  ///< union-find over symbols
@@ -126,7 +137,7 @@ struct lowering {
     for (auto& l : leaves)
       if (l.name == L::name.view()) return l;
     leaf_state l;  // filled member by member: nvcc's constexpr mishandles aggregates holding strings
-    l.name = std::string(L::name.view());
+    l.name = name_of<L>();
     l.holds_value = true;
     l.dtype = torch_dtype(L::value_dtype);
     l.itemsize = detail::dtype_itemsize(l.dtype);
@@ -371,7 +382,7 @@ constexpr lowering_detail::lowering lower() {
       using L = typename decltype(leaf)::type;
       if constexpr (requires { L::role_of; })
         if constexpr (L::role_of == role::out || L::role_of == role::inout)
-          state.outputs.push_back(std::string(L::name.view()));
+          state.outputs.push_back(lowering_detail::name_of<L>());
     };
     (add_output(t), ...);
   });
