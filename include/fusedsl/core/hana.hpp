@@ -4,16 +4,12 @@
 /// a program's statements, the named leaves of a call and their slots.
 #pragma once
 #include <boost/hana/any_of.hpp>             // hana::any_of
-#include <boost/hana/append.hpp>             // hana::append
 #include <boost/hana/at.hpp>                 // hana::at, hana::at_c
 #include <boost/hana/bool.hpp>               // hana::bool_c
-#include <boost/hana/contains.hpp>           // hana::contains
-#include <boost/hana/equal.hpp>              // hana::equal
+#include <boost/hana/equal.hpp>              // == on hana tuples (operands of expressions)
 #include <boost/hana/filter.hpp>             // hana::filter
 #include <boost/hana/flatten.hpp>            // hana::flatten
-#include <boost/hana/fold_left.hpp>          // hana::fold_left
 #include <boost/hana/for_each.hpp>           // hana::for_each
-#include <boost/hana/if.hpp>                 // hana::if_
 #include <boost/hana/integral_constant.hpp>  // hana::size_c
 #include <boost/hana/length.hpp>             // hana::length
 #include <boost/hana/prepend.hpp>            // hana::prepend

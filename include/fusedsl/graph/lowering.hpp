@@ -319,7 +319,7 @@ constexpr strided_index index_of(const std::vector<int>& axes, const std::vector
 }
 
 /// The graph of the lowered nodes, with prime size hints per symbol class.
-constexpr graph build_graph(lowering& state) {
+constexpr graph build_graph(const lowering& state) {
   constexpr std::int64_t primes[] = {31,  37,  41,  43,  47,  53,  59,  61,  67,  71,  73,  79,  83,  89,  97,
                                      101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173,
                                      179, 181, 191, 193, 197, 199, 211, 223, 227, 229, 233, 239, 241, 251};
@@ -392,8 +392,7 @@ constexpr lowering_detail::lowering lower() {
 /// The scheduler graph of program `P` (computable in constant evaluation).
 template <class P>
 constexpr graph graph_of() {
-  lowering_detail::lowering state = lower<P>();
-  return lowering_detail::build_graph(state);
+  return lowering_detail::build_graph(lower<P>());
 }
 /// The scheduler graph of `prog`.
 template <class... S>

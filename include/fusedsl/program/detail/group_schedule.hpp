@@ -13,7 +13,7 @@
 #include <vector>     // std::vector
 
 #include <fusedsl/core/error.hpp>           // error
-#include <fusedsl/graph/lowering.hpp>       // lower, graph_of
+#include <fusedsl/graph/lowering.hpp>       // lower, build_graph
 #include <fusedsl/schedule/fuse_nodes.hpp>  // fuse_nodes
 
 namespace fusedsl::detail {
@@ -50,7 +50,7 @@ struct packed_schedule {
 template <class P>
 constexpr packed_schedule<lowered_node_count<P>> pack_schedule() {
   const lowering_detail::lowering lowered = lower<P>();
-  const graph g = graph_of<P>();
+  const graph g = lowering_detail::build_graph(lowered);  // the graph of this lowering: one lowering, not two
   packed_schedule<lowered_node_count<P>> result;
   for (std::size_t i = 0; i < lowered.nodes.size(); ++i) {
     result.statement[i] = lowered.nodes[i].statement;
