@@ -25,8 +25,8 @@ for source in examples/*/*.cpp; do
   name=$(basename "$(dirname "$source")")
   for compiler in $compilers; do
     case $compiler in
-      g++) command="g++ -std=c++20 -fopenmp -fconstexpr-ops-limit=4294967296 -Wall -Wextra $common $source -o $out/$name.o" ;;
-      nvcc) command="$nvcc -x cu -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -Xcompiler -fopenmp $common $source -o $out/$name.o" ;;
+      g++) command="g++ -std=c++20 -fopenmp -fconstexpr-ops-limit=4294967296 --param=ggc-min-heapsize=1048576 -Wall -Wextra $common $source -o $out/$name.o" ;;
+      nvcc) command="$nvcc -x cu -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -Xcompiler -fopenmp -Xcompiler=--param=ggc-min-heapsize=1048576 $common $source -o $out/$name.o" ;;
       *) echo "examples.sh: unknown compiler $compiler (g++ or nvcc)" >&2; exit 2 ;;
     esac
     load=$(cut -d' ' -f1 /proc/loadavg)
