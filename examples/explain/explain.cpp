@@ -11,8 +11,6 @@
 
 #include <fusedsl/fusedsl.hpp>
 
-#include "common/support.hpp"  // examples::random_tensor, examples::matches
-
 namespace fx = fusedsl;
 
 int main(int argc, char** argv) {
@@ -38,14 +36,5 @@ int main(int argc, char** argv) {
   std::ofstream(argc > 1 ? argv[1] : "plan.dot") << fx::to_dot(plan);
   // explain: end
 
-  const std::int64_t rows = 16, cols = 100;
-  const auto input = examples::random_tensor<float>({rows, cols}, 1);
-  fx::tensor<float> probabilities({rows, cols}), sums({cols}), probabilities_expected({rows, cols}),
-      sums_expected({cols});
-  prog.run(fx::cpu, x(input), y(probabilities), col_sum(sums));
-  fx::run_reference(prog, x(input), y(probabilities_expected), col_sum(sums_expected));
-  // `&`, not `&&`: every comparison runs and prints.
-  const bool ok =
-      examples::matches("y", probabilities, probabilities_expected) & examples::matches("col_sum", sums, sums_expected);
-  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+  return plan.group_count() == 2 ? EXIT_SUCCESS : EXIT_FAILURE;  // as the static_assert says
 }

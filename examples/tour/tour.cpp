@@ -1,5 +1,6 @@
-// A tour of the DSL. README.md quotes the parts between the "tour:" markers;
-// this file is built and run as a test, so the README's code always works.
+// A tour of the DSL. README.md quotes the parts between the "tour:" markers
+// (and, for one-off expressions, examples/eval); this file is built and run
+// as a test, so the README's code always works.
 #include <cstdio>  // std::printf
 
 #include <fusedsl/fusedsl.hpp>
@@ -53,23 +54,5 @@ int main() {
   normalize.run(fx::cpu, x(xs), y(ys), row_norm(norms));
   std::printf("row norms: %.4f %.4f\n", norms(0), norms(1));
 
-  // tour: eval
-  // For one-off expressions, tensors can be used directly.
-  fx::tensor<float> a({2, 3}), b({3}), c({2, 3});
-  for (std::int64_t i = 0; i < 6; ++i) a.data()[i] = 0.1f * static_cast<float>(i);
-  for (std::int64_t i = 0; i < 3; ++i) b(i) = static_cast<float>(i);
-  fx::eval(c, fx::exp(a) * b + 1.0f);  // b broadcasts over the rows of a
-  // tour: end
-  std::printf("c[1][2] = %.6f\n", c(1, 2));
-
-  // tour: errors
-  // Mistakes found at run time throw fusedsl::error naming what was wrong.
-  try {
-    fx::tensor<float> wrong({5});
-    fx::eval(c, a + wrong);
-  } catch (const fx::error& e) {
-    std::printf("error: %s\n", e.what());
-  }
-  // tour: end
   return 0;
 }
