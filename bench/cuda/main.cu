@@ -7,6 +7,8 @@
 #include <cmath>      // std::sin, std::fabs
 #include <cstdint>    // std::int64_t
 #include <cstdio>     // std::printf
+#include <cstdlib>    // std::getenv
+#include <string>     // std::string
 #include <vector>     // std::vector
 
 #include <fusedsl/fusedsl.hpp>  // prog.run(fx::cuda(), ...)
@@ -81,6 +83,15 @@ double median_ms(F&& f) {
   return times[times.size() / 2];
 }
 
+/// True when workload `name` runs: every one, or those named in the
+/// comma-separated FUSEDSL_BENCH_ONLY (quicker runs while tuning a kernel).
+bool wanted(const char* name) {
+  const char* only = std::getenv("FUSEDSL_BENCH_ONLY");
+  if (only == nullptr) return true;
+  const std::string list = std::string(",") + only + ",";
+  return list.find(std::string(",") + name + ",") != std::string::npos;
+}
+
 void report(const char* name, double ms, double bytes, double sum, double unfused_difference) {
   std::printf("fusedsl %s %.5f %.0f %.9g %.3g\n", name, ms, bytes, sum, unfused_difference);
   std::fflush(stdout);
@@ -97,7 +108,7 @@ int main() {
         median_ms([&] { check(cudaMemcpyAsync(dst.data(), src.data(), n * 4, cudaMemcpyDeviceToDevice)); });
     std::printf("copy %.5f %.0f\n", ms, 2.0 * n * 4);
   }
-  {
+  if (wanted("pointwise_f32")) {
     const auto da = input<float>({flat}, 1), db = input<float>({flat}, 2), dc = input<float>({flat}, 3);
     fx::tensor<float> out({flat}, fx::device::cuda), ref({flat}, fx::device::cuda);
     pointwise_f32.run(fx::cuda_unfused(), a(da), b(db), c(dc), y(ref));
@@ -105,7 +116,7 @@ int main() {
     const auto v = values(out);
     report("pointwise_f32", ms, 4.0 * flat * 4, checksum(v), difference(v, values(ref)));
   }
-  {
+  if (wanted("pointwise_bf16")) {
     const auto da = input<fx::bfloat16>({flat}, 1), db = input<fx::bfloat16>({flat}, 2),
                dc = input<fx::bfloat16>({flat}, 3);
     fx::tensor<fx::bfloat16> out({flat}, fx::device::cuda), ref({flat}, fx::device::cuda);
@@ -117,45 +128,45 @@ int main() {
   const auto dx = input<float>({rows, cols}, 4), dw = input<float>({cols}, 5), dbias = input<float>({cols}, 6);
   fx::tensor<float> out({rows, cols}, fx::device::cuda), ref({rows, cols}, fx::device::cuda);
   const double matrix = 4.0 * rows * cols;
-  {
+  if (wanted("softmax")) {
     softmax.run(fx::cuda_unfused(), x(dx), y2(ref));
     const double ms = median_ms([&] { softmax.run(fx::cuda(), x(dx), y2(out)); });
     const auto v = values(out);
     report("softmax", ms, 2 * matrix, checksum(v), difference(v, values(ref)));
   }
-  {
+  if (wanted("layernorm")) {
     layernorm.run(fx::cuda_unfused(), x(dx), w(dw), bias(dbias), y2(ref));
     const double ms = median_ms([&] { layernorm.run(fx::cuda(), x(dx), w(dw), bias(dbias), y2(out)); });
     const auto v = values(out);
     report("layernorm", ms, 2 * matrix, checksum(v), difference(v, values(ref)));
   }
-  {
+  if (wanted("rmsnorm")) {
     rmsnorm.run(fx::cuda_unfused(), x(dx), w(dw), y2(ref));
     const double ms = median_ms([&] { rmsnorm.run(fx::cuda(), x(dx), w(dw), y2(out)); });
     const auto v = values(out);
     report("rmsnorm", ms, 2 * matrix, checksum(v), difference(v, values(ref)));
   }
-  {
+  if (wanted("bias_gelu")) {
     bias_gelu.run(fx::cuda_unfused(), x(dx), bias(dbias), y2(ref));
     const double ms = median_ms([&] { bias_gelu.run(fx::cuda(), x(dx), bias(dbias), y2(out)); });
     const auto v = values(out);
     report("bias_gelu", ms, 2 * matrix, checksum(v), difference(v, values(ref)));
   }
-  {
+  if (wanted("row_sum")) {
     fx::tensor<float> r({rows}, fx::device::cuda), rr({rows}, fx::device::cuda);
     row_sum.run(fx::cuda_unfused(), x(dx), s(rr));
     const double ms = median_ms([&] { row_sum.run(fx::cuda(), x(dx), s(r)); });
     const auto v = values(r);
     report("row_sum", ms, matrix, checksum(v), difference(v, values(rr)));
   }
-  {
+  if (wanted("column_sum")) {
     fx::tensor<float> r({cols}, fx::device::cuda), rr({cols}, fx::device::cuda);
     column_sum.run(fx::cuda_unfused(), x(dx), s(rr));
     const double ms = median_ms([&] { column_sum.run(fx::cuda(), x(dx), s(r)); });
     const auto v = values(r);
     report("column_sum", ms, matrix, checksum(v), difference(v, values(rr)));
   }
-  {
+  if (wanted("full_sum")) {
     const std::int64_t n = std::int64_t{1} << 28;
     const auto dv = input<float>({n}, 7);
     fx::tensor<float> r(fx::shape{}, fx::device::cuda), rr(fx::shape{}, fx::device::cuda);
@@ -164,7 +175,7 @@ int main() {
     const auto val = values(r);
     report("full_sum", ms, 4.0 * n, checksum(val), difference(val, values(rr)));
   }
-  {
+  if (wanted("horizontal")) {
     fx::tensor<float> q({rows, cols}, fx::device::cuda), r({rows}, fx::device::cuda),
         rq({rows, cols}, fx::device::cuda), rr({rows}, fx::device::cuda);
     horizontal.run(fx::cuda_unfused(), x(dx), p2(ref), q2(rq), s(rr));
@@ -173,7 +184,7 @@ int main() {
     const double diff = std::max({difference(vp, values(ref)), difference(vq, values(rq)), difference(vs, values(rr))});
     report("horizontal", ms, 3 * matrix, checksum(vp) + checksum(vq) + checksum(vs), diff);
   }
-  {
+  if (wanted("adam")) {
     const std::int64_t n = std::int64_t{1} << 25;
     const auto dg = input<float>({n}, 8);
     fx::tensor<float> dp = input<float>({n}, 9), dm = input<float>({n}, 10), dv = input<float>({n}, 11, true);

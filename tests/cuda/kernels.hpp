@@ -209,25 +209,32 @@ void softmax_layernorm_case() {
   for (const std::int64_t n : sizes) check_softmax_layernorm<T>(n == 1000003 ? 2 : 17, n);
 }
 
-/// The row strategies at their boundaries (docs/backends-cuda.md): rows of
-/// 1 element (a row per thread), 16 and 17 (a thread per row and one more),
-/// about 8192 (odd lengths on the unvectorized path; a row-length bound of
-/// the resident-row attempt, bench/RESULTS.md), few long rows (split across
-/// blocks), empty rows and no rows; softmax and layernorm, and the
-/// horizontal group (pointwise outputs beside a sum).
+/// The row kernel at its boundaries (docs/backends-cuda.md, "Row
+/// strategies"): rows of 1 element (a row per thread), 16 and 17 (a thread
+/// per row and one more), 4095 to 4097 (the longest row of one chunk of the
+/// unvectorized kernel, and one more), 4100 and 4104 (threads whose last
+/// vectors lie past the row's end), 16384 (the longest row of one chunk of
+/// the vectorized kernel, its cached placeholder in registers), 16385 and
+/// 16392 (two chunks, unvectorized and vectorized), with enough rows not to
+/// be "few long rows"; few long rows (split across blocks), empty rows and
+/// no rows; softmax and layernorm, the horizontal group (pointwise outputs
+/// beside a sum), an input constant along the rows, and a reduction read
+/// by a row group that is not constant along its rows.
 template <class T>
 void row_strategies_case() {
-  constexpr std::int64_t resident = 512 * 16;
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{16}, std::int64_t{17}, std::int64_t{4096}, resident - 4,
-                               resident - 1, resident, resident + 1, resident + 4})
-    check_softmax_layernorm<T>(n < 64 ? 300 : 5, n);
+  constexpr std::int64_t one_chunk = 1024 * 16, many = 300;  // > 2 x the H100's 132 SMs
+  for (const std::int64_t n :
+       {std::int64_t{1}, std::int64_t{16}, std::int64_t{17}, std::int64_t{4095}, std::int64_t{4096}, std::int64_t{4097},
+        std::int64_t{4100}, std::int64_t{4104}, one_chunk, one_chunk + 1, one_chunk + 8})
+    check_softmax_layernorm<T>(n < 64 || n >= one_chunk ? many : 5, n);
   check_softmax_layernorm<T>(3, 16384);  // few long rows: split across blocks, node by node
   constexpr fx::in<"x", T, 2> x;
   constexpr fx::out<"p", T, 2> p;
   constexpr fx::out<"q", T, 2> q;
   constexpr fx::out<"s", sum_t<T>, 1> s;
   constexpr fx::program prog{p = x * 2, q = x + 1, s = fx::sum(x, fx::axis<1>, fx::drop_axes)};
-  for (const shape& sizes : {shape{5, 0}, shape{0, 5}, shape{3, 1}, shape{5, resident}, shape{5, resident + 1}}) {
+  for (const shape& sizes :
+       {shape{5, 0}, shape{0, 5}, shape{3, 1}, shape{many, one_chunk}, shape{many, one_chunk + 1}}) {
     const auto hx = input<T>(sizes, 13);
     tensor<T> ep(sizes), eq(sizes);
     tensor<sum_t<T>> es({sizes[0]});
@@ -241,6 +248,28 @@ void row_strategies_case() {
     check(dq, eq, fx::testing::default_tolerance<T>(), what + " (x + 1)");
     check(ds, es, sum_tolerance<sum_t<T>>(sizes[1]), what + " (sum)");
   }
+  // An input constant along each row (expanded from one column): the vectorized kernel's broadcast loads.
+  const shape sizes{many, 4096};
+  const auto hx = input<T>({many, 1}, 14);
+  tensor<T> ep(sizes), eq(sizes);
+  tensor<sum_t<T>> es({many});
+  fx::run_reference(prog, x(hx.expand(sizes)), p(ep), q(eq), s(es));
+  const auto dx = hx.to(device::cuda);
+  tensor<T> dp = poisoned<T>(sizes), dq = poisoned<T>(sizes);
+  tensor<sum_t<T>> ds = poisoned<sum_t<T>>({many});
+  prog.run(fx::cuda(), x(dx.expand(sizes)), p(dp), q(dq), s(ds));
+  check(dp, ep, fx::testing::default_tolerance<T>(), "horizontal over an expanded input (x * 2)");
+  check(ds, es, sum_tolerance<sum_t<T>>(4096), "horizontal over an expanded input (sum)");
+  // A row group reading a column sum (another group's result, not constant along the rows).
+  constexpr fx::out<"r", T, 1> r;
+  constexpr fx::program weighted{r = fx::sum(x * fx::sum(x, fx::axis<0>), fx::axis<1>, fx::drop_axes)};
+  const auto hw = input<T>(sizes, 15);
+  tensor<T> er({many});
+  fx::run_reference(weighted, x(hw), r(er));
+  tensor<T> dr = poisoned<T>({many});
+  weighted.run(fx::cuda(), x(hw.to(device::cuda)), r(dr));
+  check(dr, er, fx::testing::tolerance{fx::testing::default_tolerance<T>(4).rtol, 4.0},
+        "sum(x * sum(x, axis 0), axis 1)");
 }
 
 /// Adam's in-place update (inout tensors, a param): one pointwise kernel.

@@ -42,8 +42,8 @@ using detail::call_state;
 using detail::group_schedule;
 using detail::node_runtime;
 
-/// Most threads per row (the row kernel's launch bound); rows get about
-/// 8 elements per thread.
+/// Most threads per row (the row kernel's launch bound); rows get
+/// `chunk_elements` elements per thread and chunk.
 inline constexpr int row_threads = 1024;
 
 /// Device memory that grows on demand and is kept for the next run.
@@ -109,16 +109,11 @@ struct node_info {
   int value_bytes = 0, target_bytes = 0, state_bytes = 0;
   bool reduction = false;
 };
-template <class D, int J>
-constexpr int state_bytes_of() {
-  if constexpr (is_reduction_at<D, J>) return static_cast<int>(sizeof(state_t<D, J>));
-  else return 0;
-}
 template <class D>
 struct program_info {
   std::array<slot_info, slot_base<D>[node_count<D>] + 1> slots{};
   std::array<node_info, node_count<D>> nodes{};
-  int smallest_bytes = 16, largest_state = 1;
+  int smallest_bytes = 16;
   bool any_reduction = false;
 };
 template <class D, int... J>
@@ -132,7 +127,6 @@ constexpr program_info<D> make_program_info(std::integer_sequence<int, J...>) {
     if (s.element_bytes > 0 && s.param_bytes == 0) info.smallest_bytes = std::min(info.smallest_bytes, s.element_bytes);
   for (const node_info& n : info.nodes) {
     info.smallest_bytes = std::min({info.smallest_bytes, n.value_bytes, n.target_bytes});
-    info.largest_state = std::max(info.largest_state, n.state_bytes);
     info.any_reduction = info.any_reduction || n.reduction;
   }
   return info;
@@ -222,8 +216,9 @@ void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::t
 template <class... N, class... L>
 void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
                  const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized,
-                 unsigned blocks, int threads, std::size_t shared, cudaStream_t stream) {
+                 unsigned blocks, int threads, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  const auto shared = static_cast<std::size_t>(merge_shared_bytes<D>(threads));
   if (vectorized) row_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
   else row_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
 }
@@ -232,14 +227,14 @@ void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<
 template <class... N, class... L>
 void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool columns,
-                     unsigned column_blocks, int shared_per_thread, cudaStream_t stream) {
+                     unsigned column_blocks, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
   if (columns) {
     const dim3 threads(32, 8), blocks(column_blocks, static_cast<unsigned>(a.chunks));
-    column_kernel<D><<<blocks, threads, static_cast<std::size_t>(256 * shared_per_thread), stream>>>(objects, a);
+    column_kernel<D><<<blocks, threads, static_cast<std::size_t>(256 * largest_state<D>), stream>>>(objects, a);
   } else {
     const dim3 blocks(static_cast<unsigned>(a.chunks), static_cast<unsigned>(a.space.outer));
-    split_kernel<D><<<blocks, 512, static_cast<std::size_t>(512 * shared_per_thread), stream>>>(objects, a);
+    split_kernel<D><<<blocks, 512, static_cast<std::size_t>(merge_shared_bytes<D>(512)), stream>>>(objects, a);
   }
 }
 
@@ -247,9 +242,9 @@ void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tu
 template <class... N, class... L>
 void launch_finish(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
                    const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, unsigned blocks,
-                   int shared_per_thread, cudaStream_t stream) {
+                   cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
-  finish_kernel<D><<<blocks, 256, static_cast<std::size_t>(256 * shared_per_thread), stream>>>(objects, a);
+  finish_kernel<D><<<blocks, 256, static_cast<std::size_t>(merge_shared_bytes<D>(256)), stream>>>(objects, a);
 }
 
 /// The kernel launches of one call of program `P`.
@@ -311,7 +306,6 @@ struct launcher {
     }
     coalesce(first.space, kept_axes, nk, reduced_axes, nr, memory, a.space);
     if (a.space.outer == 0) return;
-    for (int i = 0; i < memory_leaf_count<D>; ++i) a.cache_source[i] = -1;
 
     const std::int64_t total = a.space.outer * a.space.inner;
     bool wide = total >= (std::int64_t{1} << 31);
@@ -324,7 +318,6 @@ struct launcher {
       wide = wide || reach >= (std::int64_t{1} << 31);
     }
 
-    const int shared_per_thread = info.largest_state;
     if (k == kernel_class::pointwise) {
       constexpr int V = vector_width<D>;
       const bool vectorized = V > 1 && a.space.kept_rank > 0 && a.space.kept[a.space.kept_rank - 1] % V == 0 &&
@@ -340,25 +333,30 @@ struct launcher {
       throw error("fusedsl: internal: a program without reductions planned a reduction kernel");
     } else if (k == kernel_class::rows) {
       constexpr int V = vector_width<D>;
-      const bool vectorized = V > 1 && a.space.reduced_rank > 0 && a.space.reduced[a.space.reduced_rank - 1] % V == 0 &&
-                              vector_friendly(memory, a.space, V);
-      // Elements per thread: measured on the H100 (bench/RESULTS.md), 32 beat
-      // 16 and 8 for rows of 4096 floats (fewer threads per row, fewer
-      // merge steps, more 16-byte loads in flight per thread).
-      const std::int64_t per_thread = vectorized ? 32 : 8;
-      a.threads_per_row = static_cast<int>(
-          std::min<std::uint64_t>(row_threads,
-                                  std::bit_ceil(static_cast<std::uint64_t>(
-                                      std::max<std::int64_t>(1, (a.space.inner + per_thread - 1) / per_thread)))));
+      // The vectorized kernel's conditions (kernels.hpp, `chunk_offset`, `uniform_leaf`): 16-byte
+      // vectors, one kept and one reduced axis, 32-bit offsets, reductions read constant along a row.
+      const bool vectorized = V > 1 && !wide && a.space.kept_rank <= 1 && a.space.reduced_rank == 1 &&
+                              a.space.reduced[0] % V == 0 && vector_friendly(memory, a.space, V) &&
+                              reductions_constant_along_rows(members, a);
+      const auto threads_for = [&](std::int64_t per_thread) {
+        return static_cast<int>(
+            std::min<std::uint64_t>(row_threads,
+                                    std::bit_ceil(static_cast<std::uint64_t>(
+                                        std::max<std::int64_t>(1, (a.space.inner + per_thread - 1) / per_thread)))));
+      };
+      // Rows of one chunk keep a placeholder several nodes read in registers
+      // (kernels.hpp, `row_registers`); without one, vectorized rows take two
+      // chunks per thread: half the threads and merge steps per row (row sum
+      // about 1% faster, bench/RESULTS.md, "Session 4: row kernels").
+      const int per_thread = vectorized ? chunk_elements<V> : chunk_elements<1>;
+      a.threads_per_row = threads_for(per_thread);
+      if (a.space.inner <= std::int64_t{a.threads_per_row} * per_thread) choose_cached(members, a);
+      if (a.cached < 0 && vectorized) a.threads_per_row = threads_for(2 * per_thread);
       const int threads = std::max(a.threads_per_row, 256);
       const int rows_per_block = threads / a.threads_per_row;
       const auto blocks = static_cast<unsigned>(
           std::min<std::int64_t>((a.space.outer + rows_per_block - 1) / rows_per_block, std::int64_t{sms} * 64));
-      a.states_bytes = (static_cast<std::int64_t>(threads) * shared_per_thread + 15) / 16 * 16;
-      choose_cached(members, a);
-      if (a.states_bytes + rows_per_block * a.cache_row_bytes > 48 * 1024) a.cached = 0, a.cache_row_bytes = 0;
-      launch_rows(objects, a, vectorized, blocks, threads,
-                  static_cast<std::size_t>(a.states_bytes + rows_per_block * a.cache_row_bytes), stream);
+      launch_rows(objects, a, vectorized, blocks, threads, stream);
       check_launch(name(k), node_names);
     } else {
       const bool columns = k == kernel_class::columns;
@@ -378,11 +376,10 @@ struct launcher {
       a.workspace = static_cast<char*>(pool.back().reserve(bytes));
       a.threads_per_row =
           static_cast<int>(std::min<std::uint64_t>(256, std::bit_ceil(static_cast<std::uint64_t>(a.chunks))));
-      launch_partials(objects, a, columns, static_cast<unsigned>(column_blocks), shared_per_thread, stream);
+      launch_partials(objects, a, columns, static_cast<unsigned>(column_blocks), stream);
       check_launch(name(k), node_names);
       const int per_block = 256 / a.threads_per_row;
-      launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), shared_per_thread,
-                    stream);
+      launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), stream);
       check_launch("reduction finish", node_names);
     }
   }
@@ -407,32 +404,46 @@ struct launcher {
                          call.plan.distinct[static_cast<std::size_t>(position)]);
   }
 
-  /// Placeholders read by two or more nodes of the group and written by
-  /// none are kept in shared memory for the row: the row kernel reads each
-  /// of their elements from memory once.
+  /// True when every reduction's result the group reads from memory (one
+  /// of another group) is constant along the group's rows (stride 0).
+  bool reductions_constant_along_rows(const std::vector<int>& members, const group_args<D>& a) const {
+    constexpr auto& info = info_of<D>;
+    for (int m : members) {
+      const int j = entry_index(m);
+      for (int s = slot_base<D>[static_cast<std::size_t>(j)]; s < slot_base<D>[static_cast<std::size_t>(j) + 1]; ++s) {
+        const int from = info.slots[static_cast<std::size_t>(s)].producer;
+        if (from >= 0 && info.nodes[static_cast<std::size_t>(from)].reduction && a.leaves[s].data != nullptr &&
+            a.leaves[s].reduced[0] != 0)
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /// The first placeholder read by two or more nodes of the group and
+  /// written by none is kept in registers for the row (a row of one chunk):
+  /// the row kernel reads each of its elements from memory once.
   void choose_cached(const std::vector<int>& members, group_args<D>& a) const {
     constexpr auto& info = info_of<D>;
-    int readers[memory_leaf_count<D> + 1] = {}, bytes[memory_leaf_count<D> + 1] = {};
+    int readers[memory_leaf_count<D> + 1] = {}, source[memory_leaf_count<D> + 1] = {};
     for (int m : members) {
       const int j = entry_index(m);
       bool seen[memory_leaf_count<D> + 1] = {};
       for (int s = slot_base<D>[static_cast<std::size_t>(j)]; s < slot_base<D>[static_cast<std::size_t>(j) + 1]; ++s) {
         const int p = info.slots[static_cast<std::size_t>(s)].placeholder;
         if (p >= 0 && a.leaves[s].data != nullptr && !seen[p]) {
-          seen[p] = true, ++readers[p];
-          bytes[p] = info.slots[static_cast<std::size_t>(s)].element_bytes;
-          if (a.cache_source[p] < 0) a.cache_source[p] = s;
+          seen[p] = true;
+          if (readers[p]++ == 0) source[p] = s;
         }
       }
     }
     for (int p = 0; p < memory_leaf_count<D>; ++p) {
       if (readers[p] < 2) continue;
       bool written = false;
-      for (int m : members) written = written || a.outs[entry_index(m)].data == a.leaves[a.cache_source[p]].data;
+      for (int m : members) written = written || a.outs[entry_index(m)].data == a.leaves[source[p]].data;
       if (written) continue;
-      a.cached |= std::uint64_t{1} << p;
-      a.cache_offset[p] = a.cache_row_bytes;
-      a.cache_row_bytes += (a.space.inner * bytes[p] + 15) / 16 * 16;
+      a.cached = p, a.cache_source = source[p];
+      return;
     }
   }
 

@@ -7,9 +7,10 @@
 ///   (16-byte loads and stores when every operand is contiguous and
 ///   aligned, `V` = 1 otherwise), values between nodes in registers.
 /// - `row_kernel`: reductions over the same axes with the pointwise nodes
-///   over their operand: `threads_per_row` threads per row, a tree over
-///   shared memory per reduction; the placeholders that several nodes read
-///   are kept in shared memory for the row (each element read once).
+///   over their operand: `threads_per_row` threads per row, each pass over
+///   the row in chunks of a few vectors per thread, a tree of shuffles and
+///   one barrier per reduction; rows of one chunk keep a placeholder that
+///   several nodes read in registers (each element read once).
 /// - `column_kernel` + `finish_kernel`: reductions over leading axes,
 ///   threads over columns, partial states per chunk of rows, merged in a
 ///   fixed order.
@@ -20,6 +21,7 @@
 #include <cstring>      // std::memcpy
 #include <tuple>        // std::tuple_element_t
 #include <type_traits>  // std::remove_cvref_t
+#include <utility>      // std::integer_sequence
 
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, leaf_at, producer, node_objects
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
@@ -48,17 +50,14 @@ struct space_args {
 template <class P>
 struct group_args {
   space_args space;
-  std::uint64_t active = 0;                         ///< nodes the group runs
-  std::uint64_t in_registers = 0;                   ///< nodes whose readers in this group take the value from registers
-  std::uint64_t stores_target = 0;                  ///< nodes that store their statement target's element type
-  std::uint64_t cached = 0;                         ///< placeholders the row kernel keeps in shared memory
-  int cache_source[memory_leaf_count<P> + 1] = {};  ///< per placeholder: the slot whose address it is cached from
-  std::int64_t cache_offset[memory_leaf_count<P> + 1] = {};  ///< per placeholder: bytes into a row's cache
-  std::int64_t cache_row_bytes = 0;                          ///< a row's cache
-  std::int64_t states_bytes = 0;                             ///< shared memory for merging states, before the caches
-  int threads_per_row = 1;                                   ///< row and finish kernels
-  std::int64_t chunks = 1;                       ///< column and split kernels: partial states per kept element
-  char* workspace = nullptr;                     ///< partial states
+  std::uint64_t active = 0;         ///< nodes the group runs
+  std::uint64_t in_registers = 0;   ///< nodes whose readers in this group take the value from registers
+  std::uint64_t stores_target = 0;  ///< nodes that store their statement target's element type
+  int cached = -1;                  ///< the placeholder the row kernel keeps in registers for the row (-1: none)
+  int cache_source = -1;            ///< the slot whose address it is loaded from
+  int threads_per_row = 1;          ///< row and finish kernels
+  std::int64_t chunks = 1;          ///< column and split kernels: partial states per kept element
+  char* workspace = nullptr;        ///< partial states
   std::int64_t work_offset[node_count<P>] = {};  ///< bytes into `workspace`, per node
   operand leaves[slot_base<P>[node_count<P>] + 1];
   operand outs[node_count<P>];
@@ -171,7 +170,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE std::int64_t innermost_stride(const operand& 
 /// `V` elements of `T` from `from` (16-byte aligned when `V * sizeof(T)` is
 /// a multiple of 16: one 16-byte load per 16 bytes).
 template <int V, class T>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_vector(const T* from, T (&to)[V]) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_vector(const T* from, T* to) {
   if constexpr (V * sizeof(T) % 16 == 0) {
 #pragma unroll
     for (int i = 0; i < static_cast<int>(V * sizeof(T) / 16); ++i) {
@@ -184,7 +183,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_vector(const T* from, T (&to)[V]) {
   }
 }
 template <int V, class T>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T (&from)[V]) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T* from) {
   if constexpr (V * sizeof(T) % 16 == 0) {
 #pragma unroll
     for (int i = 0; i < static_cast<int>(V * sizeof(T) / 16); ++i) {
@@ -199,12 +198,25 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T (&from)[V]) 
 }
 
 /// What a node's gather step may read besides memory: node values in
-/// registers (`V` per node) and the row kernel's cache of the current row.
+/// registers (`V` per node).
 template <class P, int V>
 struct registers {
   node_values<P, V> nodes;
-  const unsigned char* cache = nullptr;
 };
+
+/// True for params (their value travels in the kernel's arguments).
+template <class L>
+inline constexpr bool is_param_leaf = !requires {
+  L::role_of;
+}
+&&!makes_node<L> && !requires { std::declval<L>().view; };
+/// A param's value.
+template <class T>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T param_value(const operand& o) {
+  T value;
+  std::memcpy(&value, &o.value, sizeof(T));
+  return value;
+}
 
 /// Gathers slot `S` (and the following ones) of node J at `at` (`V`
 /// consecutive elements along the innermost kept axis when `V` > 1, the
@@ -219,25 +231,16 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
     auto& to = slot_of<S>(out);
     const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
     constexpr int from_node = producer<P, J, L>();
-    constexpr int placeholder = memory_leaf_index<P, L>();
     bool done = false;
-    if constexpr (
-        !requires { L::role_of; } && !makes_node<L> && !requires { std::declval<L>().view; }) {  // a param
-      T value;
-      std::memcpy(&value, &o.value, sizeof(T));
+    if constexpr (is_param_leaf<L>) {
+      const T value = param_value<T>(o);
 #pragma unroll
       for (int v = 0; v < V; ++v) to[v] = value;
       done = true;
     } else if constexpr (from_node >= 0) {
       if (a.in_registers >> from_node & 1u) {
 #pragma unroll
-        for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[V == 1 ? 0 : v];
-        done = true;
-      }
-    } else if constexpr (placeholder >= 0) {
-      if (regs.cache != nullptr && (a.cached >> placeholder & 1u)) {
-        // 16-byte accesses: a warp reads 512 consecutive bytes without bank conflicts.
-        load_vector<V>(reinterpret_cast<const T*>(regs.cache + a.cache_offset[placeholder]) + at.j, to);
+        for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[v];
         done = true;
       }
     }
@@ -379,116 +382,400 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_first(const State& state, int w
   return result;
 }
 
+/// Bytes of one of `merge_row`'s two shared-memory areas: a state per warp
+/// of `threads` threads, the largest state being `state_bytes`.
+FUSEDSL_HOST_DEVICE constexpr int merge_area_bytes(int threads, int state_bytes) {
+  return ((threads + 31) / 32 * state_bytes + 15) / 16 * 16;
+}
+
 /// Merges the states of the `threads_per_row` threads (a power of two) of
 /// each row of the block in a fixed tree: shuffles inside warps, then the
 /// warps' states through shared memory; every thread gets its row's total.
-/// Every thread of the block calls it.
+/// Every thread of the block calls it. Consecutive merges write their
+/// warps' states to the two areas of `shared` in turns (`turn`): so one
+/// barrier per merge suffices (a warp writing the area of the merge before
+/// last has passed the last merge's barrier, so every warp has read it).
 template <class Op, class State>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, int threads_per_row,
-                                                   unsigned char* shared) {
+                                                   unsigned char* shared, int area_bytes, int& turn) {
+  // Powers of two: masks and shifts, not integer divisions (about 25 instructions each).
   const int width = threads_per_row < 32 ? threads_per_row : 32;
-  const int in_warp = static_cast<int>(threadIdx.x) % 32;
+  const int in_warp = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
   for (int offset = width / 2; offset > 0; offset /= 2) {
     const State other = shuffle_down(state, offset, width);
-    if (in_warp % width < offset) op.merge(state, other);
+    if ((in_warp & (width - 1)) < offset) op.merge(state, other);
   }
   if (threads_per_row <= 32) return shuffle_first(state, width);
-  State* partials = reinterpret_cast<State*>(shared);
-  const int warps_per_row = threads_per_row / 32;
-  const int first_warp = static_cast<int>(threadIdx.x) / threads_per_row * warps_per_row;
-  __syncthreads();  // the previous merge has read its partials
-  if (in_warp == 0) partials[threadIdx.x / 32] = state;
+  State* partials = reinterpret_cast<State*>(shared + (turn++ & 1) * area_bytes);
+  const int warps_per_row = threads_per_row >> 5;
+  if (in_warp == 0) partials[warp] = state;
   __syncthreads();
-  State total = in_warp < warps_per_row ? partials[first_warp + in_warp] : State{};
-  for (int offset = 16; offset > 0; offset /= 2) {
+  State total = in_warp < warps_per_row ? partials[(warp & ~(warps_per_row - 1)) + in_warp] : State{};
+  // log2(warps_per_row) steps (3 for rows of 8 warps), not 5.
+  for (int offset = warps_per_row / 2; offset > 0; offset /= 2) {
     const State other = shuffle_down(total, offset, 32);
-    if (in_warp < offset && in_warp + offset < warps_per_row) op.merge(total, other);
+    if (in_warp < offset) op.merge(total, other);
   }
   return shuffle_first(total, 32);
 }
 
+/// Bytes of reduction node J's state (0 for other nodes).
+template <class P, int J>
+constexpr int state_bytes_of() {
+  if constexpr (is_reduction_at<P, J>) return static_cast<int>(sizeof(state_t<P, J>));
+  else return 0;
+}
+template <class P, int... J>
+constexpr int largest_state_bytes(std::integer_sequence<int, J...>) {
+  int largest = 1;
+  ((largest = largest < state_bytes_of<P, J>() ? state_bytes_of<P, J>() : largest), ...);
+  return largest;
+}
+/// The largest state of `P`'s reductions (bytes; 1 without any).
+template <class P>
+inline constexpr int largest_state = largest_state_bytes<P>(std::make_integer_sequence<int, node_count<P>>{});
+
+/// Shared memory of a kernel of `threads` threads that merges states with
+/// `merge_row`: its two areas.
+template <class P>
+constexpr int merge_shared_bytes(int threads) {
+  return 2 * merge_area_bytes(threads, largest_state<P>);
+}
+
+/// Elements of a row each thread of the vectorized row kernel takes per
+/// pass over a chunk of the row (`row_elements / V` vectors of `V`, their
+/// loads in flight together), and holds of the cached placeholder: 256
+/// threads hold a row of 4096 in one chunk, as Triton's persistent
+/// reductions do.
+inline constexpr int row_elements = 16;
+/// Vectors of `V` elements per thread and chunk: 16 elements when
+/// vectorized; 4 for the scalar kernel, whose general offsets per element
+/// made it four times larger (to compile) with 16.
+template <int V>
+inline constexpr int chunk_vectors = V > 1 ? row_elements / V : 4;
+/// Elements per thread and chunk.
+template <int V>
+inline constexpr int chunk_elements = V* chunk_vectors<V>;
+
+template <class P, int J, int I, std::size_t... S>
+constexpr bool reads_placeholder(std::index_sequence<S...>) {
+  return ((memory_leaf_index<P, leaf_at<loop_t<P, J>, S>>() == I) || ...);
+}
+template <class P, int I, int... J>
+constexpr int readers_of(std::integer_sequence<int, J...>) {
+  return (0 + ... + (reads_placeholder<P, J, I>(std::make_index_sequence<leaf_slots<loop_t<P, J>>()>{}) ? 1 : 0));
+}
+/// True when two or more nodes of `P` read placeholder I: a row group may
+/// cache it (`group_args::cached`). Only these cost cache registers and code.
+template <class P, int I>
+inline constexpr bool cacheable = readers_of<P, I>(std::make_integer_sequence<int, node_count<P>>{}) >= 2;
+template <class P, int... I>
+constexpr int cache_element_bytes(std::integer_sequence<int, I...>) {
+  int bytes = 0;
+  ((bytes = cacheable<P, I> && static_cast<int>(sizeof(memory_leaf_t<P, I>)) > bytes
+                ? static_cast<int>(sizeof(memory_leaf_t<P, I>))
+                : bytes),
+   ...);
+  return bytes;
+}
+
+/// The row kernel's registers: the reductions' results for the current
+/// row, and the thread's `row_elements` elements of the row of the cached
+/// placeholder (raw bytes: which placeholder it is is known at run time
+/// only; one placeholder, so that a program's others cost no registers).
+template <class P>
+struct row_registers {
+  static constexpr int cache_words =
+      (row_elements * cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{}) + 3) / 4;
+  node_values<P, 1> nodes;
+  std::uint32_t cache[cache_words > 0 ? cache_words : 1];
+};
+
+/// Where the row kernel's thread works: a chunk of a row. Its vector k
+/// starts at element `base + at(k)` of the row: vector `lane + k *
+/// threads_per_row` of the chunk, so that a warp's accesses are consecutive.
+struct chunk {
+  std::int64_t row = 0, base = 0;  ///< the row, the chunk's first element
+  int first = 0, step = 0;         ///< lane * V, threads_per_row * V
+  /// Element of the chunk where vector k starts (32 bits: a chunk has at most 1024 * row_elements).
+  FUSEDSL_DEVICE FUSEDSL_FORCEINLINE int at(int k) const { return first + k * step; }
+};
+
+/// True when all of the thread's vectors of chunk `c` lie in the row: its
+/// passes then run without a test per vector.
+template <int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool full_chunk(const space_args& s, const chunk& c) {
+  return c.base + c.at(chunk_vectors<V> - 1) < s.inner;
+}
+
+/// The offset of the start of chunk `c`'s row in `o`, for `V` > 1: 32
+/// bits (the host vectorizes only groups whose offsets fit: one 32-bit
+/// multiply-add, not 64-bit ones per vector), at most one kept and one
+/// reduced axis, along which `o` steps by 0 or 1.
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE int chunk_offset(const operand& o, const chunk& c) {
+  return static_cast<int>(c.row) * static_cast<int>(o.kept[0]) +
+         static_cast<int>(c.base) * static_cast<int>(o.reduced[0]);
+}
+
+/// Loads vector k of the thread's vectors of chunk `c` of operand `o` into
+/// `to` (`Full`: it lies in the row; else one past the row's end is left
+/// as it is).
+template <int V, bool Full, class T>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_vector_at(const space_args& s, const operand& o, const chunk& c, int k,
+                                                       T* to) {
+  if constexpr (V > 1) {
+    const T* from = static_cast<const T*>(o.data) + chunk_offset(o, c);
+    if (o.reduced[0] == 0) {
+      const T value = *from;
+#pragma unroll
+      for (int v = 0; v < V; ++v) to[v] = value;
+    } else if (Full || c.base + c.at(k) < s.inner) {
+      load_vector<V>(from + c.at(k), to);
+    }
+  } else {
+    const std::int64_t j = c.base + c.at(k);
+    if (Full || j < s.inner) to[0] = static_cast<const T*>(o.data)[offset(o, s, position<std::int64_t>{c.row, j})];
+  }
+}
+
+/// True when slot `L` of a row group's node holds the same value along a
+/// row: a param, or a reduction's result (`V` > 1: the host vectorizes a
+/// row group only when every reduction it reads is constant along its rows).
+template <class P, class L, int J, int V>
+inline constexpr bool uniform_leaf = is_param_leaf<L> || (V > 1 && [] {
+                                       if constexpr (producer<P, J, L>() >= 0)
+                                         return is_reduction_at<P, producer<P, J, L>()>;
+                                       else return false;
+                                     }());
+
+/// Gathers the slots of node J that are constant along the row
+/// (`uniform_leaf`) once per chunk: every element then reads the same
+/// value, so the compiler computes expressions of them once (layernorm's
+/// rsqrt(var + eps), not one per element).
+template <class P, int J, std::size_t S, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_uniform(const group_args<P>& a, const row_registers<P>& regs,
+                                                       const chunk& c, slot_values<loop_t<P, J>, 1>& out) {
+  using E = loop_t<P, J>;
+  if constexpr (S < leaf_slots<E>()) {
+    using L = leaf_at<E, S>;
+    using T = leaf_storage_t<L>;
+    const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
+    if constexpr (is_param_leaf<L>) {
+      slot_of<S>(out)[0] = param_value<T>(o);
+    } else if constexpr (uniform_leaf<P, L, J, V>) {
+      constexpr int from_node = producer<P, J, L>();
+      slot_of<S>(out)[0] = a.in_registers >> from_node & 1u ? static_cast<T>(values_of<from_node>(regs.nodes)[0])
+                                                            : static_cast<const T*>(o.data)[chunk_offset(o, c)];
+    }
+    gather_uniform<P, J, S + 1, V>(a, regs, c, out);
+  }
+}
+
+/// Gathers slot `S` (and the following ones) of node J at vector k of the
+/// thread's vectors of chunk `c`: a value constant along the row
+/// (`uniform`), a reduction's result in registers, the cached placeholder,
+/// or memory.
+template <class P, int J, std::size_t S, int V, bool Full>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_vector(const group_args<P>& a, const row_registers<P>& regs,
+                                                      const chunk& c, int k,
+                                                      const slot_values<loop_t<P, J>, 1>& uniform,
+                                                      slot_values<loop_t<P, J>, V>& out) {
+  using E = loop_t<P, J>;
+  if constexpr (S < leaf_slots<E>()) {
+    using L = leaf_at<E, S>;
+    using T = leaf_storage_t<L>;
+    auto& to = slot_of<S>(out);
+    const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
+    constexpr int from_node = producer<P, J, L>();
+    constexpr int placeholder = memory_leaf_index<P, L>();
+    bool done = false;
+    if constexpr (uniform_leaf<P, L, J, V>) {
+#pragma unroll
+      for (int v = 0; v < V; ++v) to[v] = slot_of<S>(uniform)[0];
+      done = true;
+    } else if constexpr (from_node >= 0) {
+      // Row groups keep their reductions' results in registers, never pointwise nodes' values.
+      if constexpr (is_reduction_at<P, from_node>) {
+        if (a.in_registers >> from_node & 1u) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[0];
+          done = true;
+        }
+      }
+    } else if constexpr (placeholder >= 0) {
+      if constexpr (cacheable<P, placeholder>) {
+        if (a.cached == placeholder) {
+          std::memcpy(to, reinterpret_cast<const unsigned char*>(regs.cache) + k * V * sizeof(T), sizeof(to));
+          done = true;
+        }
+      }
+    }
+    if (!done) load_vector_at<V, Full>(a.space, o, c, k, to);
+    gather_vector<P, J, S + 1, V, Full>(a, regs, c, k, uniform, out);
+  }
+}
+
+/// Stores node J's `V` values at vector k of the thread's vectors of chunk
+/// `c`: its target's element type or its own.
+template <class P, int J, int V, bool Full, class C>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector_at(const group_args<P>& a, const chunk& c, int k,
+                                                        const C (&values)[V]) {
+  const operand& o = a.outs[J];
+  const std::int64_t j = c.base + c.at(k);
+  if (o.data == nullptr || (!Full && j >= a.space.inner)) return;
+  const auto put = [&](auto* data) {
+    using T = std::remove_pointer_t<decltype(data)>;
+    T converted[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
+    if constexpr (V > 1) store_vector<V>(data + chunk_offset(o, c) + c.at(k), converted);
+    else data[offset(o, a.space, position<std::int64_t>{c.row, j})] = converted[0];
+  };
+  if (a.stores_target >> J & 1u) put(static_cast<target_element_t<P, J>*>(const_cast<void*>(o.data)));
+  else if constexpr (distinct_at<P, J> >= 0) put(static_cast<value_t<P, J>*>(const_cast<void*>(o.data)));
+}
+
+/// Loads the thread's elements of the row of the cached placeholder
+/// (placeholder I or a later one) into `regs.cache`: all loads in flight together.
+template <class P, int I, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_registers<P>& regs, const chunk& c) {
+  if constexpr (I < memory_leaf_count<P>) {
+    if constexpr (cacheable<P, I>) {
+      if (a.cached == I) {
+        using T = memory_leaf_t<P, I>;
+        T values[chunk_elements<V>] = {};
+#pragma unroll
+        for (int k = 0; k < chunk_vectors<V>; ++k)
+          load_vector_at<V, false>(a.space, a.leaves[a.cache_source], c, k, values + k * V);
+        std::memcpy(regs.cache, values, sizeof(values));
+        return;
+      }
+    }
+    load_cache<P, I + 1, V>(a, regs, c);
+  }
+}
+
+/// Adds reduction node J's operand over the thread's vectors of chunk `c`
+/// into `state`, in element order: all gathered and evaluated first (loads
+/// in flight together), then added; with the op's `add_block` when it has
+/// one and every vector lies in the row (var's Welford update then divides
+/// once per chunk, not once per element).
+template <class P, int J, int V, bool Full>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& nodes, const group_args<P>& a,
+                                                         const row_registers<P>& regs, const chunk& c,
+                                                         state_t<P, J>& state) {
+  using N = node_t<P, J>;
+  using E = loop_t<P, J>;
+  using C = compute_t<kernel_numerics, N::input_dtype>;
+  constexpr int K = chunk_vectors<V>;
+  const N& r = get<J>(nodes);
+  slot_values<E, 1> uniform{};
+  gather_uniform<P, J, 0, V>(a, regs, c, uniform);
+  C values[K * V];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    slot_values<E, V> slots{};
+    gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      values[k * V + v] = static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v}));
+  }
+  if constexpr (Full && requires { r.op.add_block(state, values, std::int64_t{K * V}); }) {
+    r.op.add_block(state, values, std::int64_t{K * V});
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const std::int64_t j = c.base + c.at(k);
+      if (Full || j < a.space.inner)
+#pragma unroll
+        for (int v = 0; v < V; ++v) r.op.add(state, values[k * V + v], j + v);
+    }
+  }
+}
+
+/// Pointwise node J over the thread's vectors of chunk `c`, a vector at a time.
+template <class P, int J, int V, bool Full>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& nodes, const group_args<P>& a,
+                                                        const row_registers<P>& regs, const chunk& c) {
+  using E = loop_t<P, J>;
+  const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
+  slot_values<E, 1> uniform{};
+  gather_uniform<P, J, 0, V>(a, regs, c, uniform);
+#pragma unroll
+  for (int k = 0; k < chunk_vectors<V>; ++k) {
+    slot_values<E, V> slots{};
+    gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
+    compute_t<kernel_numerics, E::value_dtype> values[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) values[v] = evaluate<kernel_numerics, 0>(e, gathered<E, V>{slots, v});
+    store_vector_at<P, J, V, Full>(a, c, k, values);
+  }
+}
+
 template <class P, int J, int V>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                  registers<P, V>& regs, std::int64_t row, bool valid,
-                                                  unsigned char* shared) {
+                                                  row_registers<P>& regs, std::int64_t row, bool valid, int lane,
+                                                  unsigned char* shared, int& turn) {
   if constexpr (J < node_count<P>) {
     if (a.active >> J & 1u) {
       const int tpr = a.threads_per_row;
-      const int lane = static_cast<int>(threadIdx.x) % tpr;
-      const std::int64_t inner = a.space.inner;
+      const std::int64_t inner = a.space.inner, size = std::int64_t{tpr} * chunk_elements<V>;
+      chunk c{row, 0, lane * V, tpr * V};
+      // A chunk at a time (rows of one chunk are the fast case): unrolled,
+      // the loop would keep several chunks' values in registers.
       if constexpr (is_reduction_at<P, J>) {
         state_t<P, J> state{};
         if (valid)
-          accumulate<P, J, V>(nodes, a, regs, row, std::int64_t{lane} * V, inner, std::int64_t{tpr} * V, state);
+#pragma unroll 1
+          for (; c.base < inner; c.base += size) {
+            if (full_chunk<V>(a.space, c)) accumulate_chunk<P, J, V, true>(nodes, a, regs, c, state);
+            else accumulate_chunk<P, J, V, false>(nodes, a, regs, c, state);
+          }
         const auto& op = get<J>(nodes).op;
-        state = merge_row(op, state, tpr, shared);
+        state =
+            merge_row(op, state, tpr, shared, merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>), turn);
         const auto result = op.finish(state, inner);
-#pragma unroll
-        for (int v = 0; v < V; ++v) values_of<J>(regs.nodes)[v] = static_cast<value_t<P, J>>(result);
+        values_of<J>(regs.nodes)[0] = static_cast<value_t<P, J>>(result);
         if (valid && lane == 0) {
           const decltype(result) values[1] = {result};
           store<P, J, 1>(a, position<std::int64_t>{row, 0}, values);
         }
       } else if (valid) {
-#pragma unroll 4
-        for (std::int64_t j = std::int64_t{lane} * V; j < inner; j += std::int64_t{tpr} * V)
-          pointwise_node<P, J, V>(nodes, a, regs, position<std::int64_t>{row, j});
-      }
-    }
-    row_nodes<P, J + 1, V>(nodes, a, regs, row, valid, shared);
-  }
-}
-
-/// Copies the row of each placeholder the group caches into shared memory;
-/// each thread copies the elements it later reads itself (no barrier needed).
-template <class P, int I, int V>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void fill_cache(const group_args<P>& a, unsigned char* cache, std::int64_t row) {
-  if constexpr (I < memory_leaf_count<P>) {
-    if (a.cached >> I & 1u) {
-      using T = memory_leaf_t<P, I>;
-      const operand& o = a.leaves[a.cache_source[I]];
-      T* to = reinterpret_cast<T*>(cache + a.cache_offset[I]);
-      const std::int64_t step = std::int64_t{a.threads_per_row} * V;
-      const bool contiguous = innermost_stride(o, a.space) == 1;
-#pragma unroll 4
-      for (std::int64_t j = std::int64_t{static_cast<int>(threadIdx.x) % a.threads_per_row} * V; j < a.space.inner;
-           j += step) {
-        const T* from = static_cast<const T*>(o.data) + offset(o, a.space, position<std::int64_t>{row, j});
-        T values[V];
-        if (V > 1 && contiguous) {
-          load_vector<V>(from, values);
-        } else {
-#pragma unroll
-          for (int v = 0; v < V; ++v) values[v] = from[v * innermost_stride(o, a.space)];
+#pragma unroll 1
+        for (; c.base < inner; c.base += size) {
+          if (full_chunk<V>(a.space, c)) pointwise_chunk<P, J, V, true>(nodes, a, regs, c);
+          else pointwise_chunk<P, J, V, false>(nodes, a, regs, c);
         }
-        store_vector<V>(to + j, values);
       }
     }
-    fill_cache<P, I + 1, V>(a, cache, row);
+    row_nodes<P, J + 1, V>(nodes, a, regs, row, valid, lane, shared, turn);
   }
 }
 
 /// Row group: `threads_per_row` threads per row, `blockDim.x /
 /// threads_per_row` rows per block; every node runs over the whole row in
-/// order, each thread on the same elements in every pass (`V` at j = (lane +
-/// k * tpr) * V: 16-byte loads when the rows are contiguous and aligned).
+/// order, in chunks of `threads_per_row * chunk_elements<V>` elements, each
+/// thread on the same `V`-element vectors of a chunk in every pass (16-byte
+/// loads when the rows are contiguous and aligned). A row of one chunk
+/// keeps the cached placeholder (read by several nodes) in registers: read
+/// from memory once. Launch bound 1024 (rows of 16384 in one chunk): at
+/// most 64 registers. The vectorized kernel (`V` > 1) serves spaces of at
+/// most one kept and one reduced axis only (`load_chunk`).
 template <class P, int V>
 __global__ void __launch_bounds__(1024)
     row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   const int rows_per_block = static_cast<int>(blockDim.x) / a.threads_per_row;
   const int slot = static_cast<int>(threadIdx.x) / a.threads_per_row;
-  unsigned char* cache = shared + a.states_bytes + slot * a.cache_row_bytes;
+  const int lane = static_cast<int>(threadIdx.x) % a.threads_per_row;
+  int turn = 0;
   for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; first < a.space.outer;
        first += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
     const std::int64_t row = first + slot;
     const bool valid = row < a.space.outer;
-    registers<P, V> regs;
-    if (a.cached != 0) {
-      regs.cache = cache;
-      if (valid) fill_cache<P, 0, V>(a, cache, row);
-    }
-    row_nodes<P, 0, V>(nodes, a, regs, valid ? row : 0, valid, shared);
+    row_registers<P> regs;
+    if (valid && a.cached >= 0) load_cache<P, 0, V>(a, regs, chunk{row, 0, lane * V, a.threads_per_row * V});
+    row_nodes<P, 0, V>(nodes, a, regs, valid ? row : 0, valid, lane, shared, turn);
   }
 }
 
@@ -539,7 +826,7 @@ __global__ void __launch_bounds__(256)
 
 template <class P, int J>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void split_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                    unsigned char* shared) {
+                                                    unsigned char* shared, int& turn) {
   if constexpr (J < node_count<P>) {
     if constexpr (is_reduction_at<P, J>) {
       if (a.active >> J & 1u) {
@@ -547,11 +834,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void split_nodes(const node_objects<P>& nodes
         const std::int64_t begin = inner * blockIdx.x / a.chunks, end = inner * (blockIdx.x + 1) / a.chunks;
         state_t<P, J> state{};
         accumulate<P, J, 1>(nodes, a, registers<P, 1>{}, row, begin + threadIdx.x, end, blockDim.x, state);
-        state = merge_row(get<J>(nodes).op, state, static_cast<int>(blockDim.x), shared);
+        state = merge_row(get<J>(nodes).op, state, static_cast<int>(blockDim.x), shared,
+                          merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>), turn);
         if (threadIdx.x == 0) partial<P, J>(a, row, blockIdx.x) = state;
       }
     }
-    split_nodes<P, J + 1>(nodes, a, shared);
+    split_nodes<P, J + 1>(nodes, a, shared, turn);
   }
 }
 
@@ -560,12 +848,13 @@ template <class P>
 __global__ void __launch_bounds__(512)
     split_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
-  split_nodes<P, 0>(nodes, a, shared);
+  int turn = 0;
+  split_nodes<P, 0>(nodes, a, shared, turn);
 }
 
 template <class P, int J>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                     unsigned char* shared) {
+                                                     unsigned char* shared, int& turn) {
   if constexpr (J < node_count<P>) {
     if constexpr (is_reduction_at<P, J>) {
       if (a.active >> J & 1u) {
@@ -577,7 +866,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& node
         state_t<P, J> state{};
         if (valid)
           for (std::int64_t c = lane; c < a.chunks; c += tpr) op.merge(state, partial<P, J>(a, k, c));
-        state = merge_row(op, state, tpr, shared);
+        state =
+            merge_row(op, state, tpr, shared, merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>), turn);
         if (valid && lane == 0) {
           const auto result = op.finish(state, a.space.inner);
           const decltype(result) values[1] = {result};
@@ -585,7 +875,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& node
         }
       }
     }
-    finish_nodes<P, J + 1>(nodes, a, shared);
+    finish_nodes<P, J + 1>(nodes, a, shared, turn);
   }
 }
 
@@ -596,7 +886,8 @@ template <class P>
 __global__ void __launch_bounds__(256)
     finish_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
-  finish_nodes<P, 0>(nodes, a, shared);
+  int turn = 0;
+  finish_nodes<P, 0>(nodes, a, shared, turn);
 }
 
 }  // namespace fusedsl::cuda_detail
