@@ -35,8 +35,12 @@
 /// gained little.) Results may differ between machines in the last bit
 /// (FMA contraction), never between runs on one machine. Define
 /// FUSEDSL_NO_CPU_DISPATCH to compile the baseline (or -march) version only.
+/// No clones either when the compile already targets AVX2 and FMA
+/// (-march=native, -march=x86-64-v3): there the AVX2 clone could not inline
+/// the math the kernels call (compiled for the wider target) and ran 4-5x
+/// slower than kernels compiled for the target alone (bench/RESULTS.md).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
-    !defined(FUSEDSL_NO_CPU_DISPATCH)
+    !defined(FUSEDSL_NO_CPU_DISPATCH) && !(defined(__AVX2__) && defined(__FMA__))
 #  define FUSEDSL_CPU_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
 /// 1 when CPU kernels are compiled for several x86-64 levels (above).
 #  define FUSEDSL_CPU_DISPATCH 1
