@@ -20,7 +20,7 @@
 
 #include <cuda_runtime_api.h>  // cudaGetLastError, cudaMalloc, cudaDeviceGetAttribute
 
-#include <fusedsl/backend/cuda/kernels.hpp>           // the kernels, group_args
+#include <fusedsl/backend/cuda/kernels.hpp>           // the kernels, group_args, is_param_leaf
 #include <fusedsl/backend/cuda/program_nodes.hpp>     // node_index, node_table, leaf_at
 #include <fusedsl/backend/cuda/target.hpp>            // cuda_target
 #include <fusedsl/core/error.hpp>                     // error
@@ -96,9 +96,9 @@ template <class D, int J, std::size_t S>
 constexpr void add_slot_infos(slot_info* infos) {
   if constexpr (S < leaf_slots<loop_t<D, J>>()) {
     using L = leaf_at<loop_t<D, J>, S>;
-    constexpr bool is_param = !requires { L::role_of; }
-    &&!makes_node<L> && !requires { std::declval<L>().view; };
-    infos[slot_base<D>[J] + static_cast<int>(S)] = {is_param ? static_cast<int>(sizeof(element_t<L::value_dtype>)) : 0,
+    infos[slot_base<D>[J] + static_cast<int>(S)] = {is_param_leaf<L>
+                                                        ? static_cast<int>(sizeof(element_t<L::value_dtype>))
+                                                        : 0,
                                                     memory_leaf_index<D, L>(),
                                                     static_cast<int>(sizeof(leaf_storage_t<L>)), producer<D, J, L>()};
     add_slot_infos<D, J, S + 1>(infos);
