@@ -13,11 +13,13 @@
 #include <cstdlib>     // std::getenv
 #include <ctime>       // clock_gettime
 #include <functional>  // std::function
+#include <memory>      // std::unique_ptr
 #include <random>      // std::mt19937
 #include <string>      // std::string
 #include <vector>      // std::vector
 
 #include <omp.h>
+#include <sched.h>  // sched_getaffinity, sched_setaffinity
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <fusedsl/fusedsl.hpp>
@@ -45,6 +47,24 @@ double now_ms() {
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
+
+/// Eigen's thread pool. Its workers inherit the creating thread's CPU mask, and
+/// with OMP_PROC_BIND set the OpenMP runtime has already bound the main
+/// thread to one core: all of Eigen's workers would then share that core
+/// (softmax measured 40.6 ms instead of 20.5). So they are created while the
+/// main thread may run anywhere, and the main thread's binding is restored.
+struct unbound_thread_pool {
+  std::unique_ptr<Eigen::ThreadPool> pool;
+  explicit unbound_thread_pool(int threads) {
+    cpu_set_t bound, any;
+    sched_getaffinity(0, sizeof bound, &bound);
+    CPU_ZERO(&any);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &any);
+    sched_setaffinity(0, sizeof any, &any);  // the kernel keeps only the CPUs this process may use
+    pool = std::make_unique<Eigen::ThreadPool>(threads);
+    sched_setaffinity(0, sizeof bound, &bound);
+  }
+};
 
 /// Median time of `f` in ms over `repeats` runs after one warm-up.
 double median_ms(const std::function<void()>& f, int repeats = 15) {
@@ -107,8 +127,8 @@ void bench(const char* workload, double bytes, const std::function<void()>& fuse
 int main(int argc, char** argv) {
   if (argc > 1) only = argv[1];
   const int threads = omp_get_max_threads();
-  Eigen::ThreadPool pool(threads);
-  Eigen::ThreadPoolDevice device(&pool, threads);
+  const unbound_thread_pool eigen_threads(threads);
+  Eigen::ThreadPoolDevice device(eigen_threads.pool.get(), threads);
   std::printf("threads: %d\n", threads);
 
   // Copy bandwidth: read 2^25 floats, write 2^25 floats.

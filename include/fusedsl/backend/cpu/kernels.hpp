@@ -67,6 +67,11 @@ struct chunk_leaves {
   }();
   alignas(64) std::byte staging[slots == 0 ? 1 : slots][chunk * widest];
   const void* leaf[slots + 1] = {};
+  /// The element a slot's staging holds `spread[k]` copies of (a broadcast
+  /// leaf), so that the next chunks of the same row do not copy it again:
+  /// a row's reduction results are broadcast along it.
+  const void* spread_from[slots + 1] = {};
+  std::int64_t spread[slots + 1] = {};
 
   /// Points slot K at `n` elements starting at `data[base]` with `step`:
   /// directly when the step is 1, else through a local copy.
@@ -75,14 +80,19 @@ struct chunk_leaves {
     hana::for_each(leaf_element_types<E>(), [&](auto t) {
       using T = typename decltype(t)::type;
       const T* from = static_cast<const T*>(data[k]) + base[k];
+      T* to = reinterpret_cast<T*>(staging[k]);
       if (step[k] == 1) {
         leaf[k] = from;
-      } else {
-        T* to = reinterpret_cast<T*>(staging[k]);
-        if (step[k] == 0)
+      } else if (step[k] == 0) {
+        if (spread_from[k] != from || spread[k] < n) {
           for (std::int64_t i = 0; i < n; ++i) to[i] = from[0];
-        else
-          for (std::int64_t i = 0; i < n; ++i) to[i] = from[i * step[k]];
+          spread_from[k] = from;
+          spread[k] = n;
+        }
+        leaf[k] = to;
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) to[i] = from[i * step[k]];
+        spread_from[k] = nullptr;
         leaf[k] = to;
       }
       ++k;
