@@ -9,6 +9,8 @@
 #pragma once
 #include <cstdint>  // std::int64_t
 #include <string>   // std::to_string
+#include <tuple>    // std::tuple
+#include <utility>  // std::pair
 
 #include <doctest/doctest.h>
 
@@ -173,6 +175,113 @@ void columns_and_full_case() {
     tensor<sum_t<T>> dt = poisoned<sum_t<T>>(shape{});
     full.run(fx::cuda(), v(dv), t(dt));
     check(dt, et, sum_tolerance<sum_t<T>>(n), "full sum, n = " + std::to_string(n));
+  }
+}
+
+/// How `column_strategies_case` lays out a `rows x cols` input.
+enum class layout { contiguous, misaligned, strided, transposed, expanded_rows, expanded_columns };
+
+/// The storage `as_layout` views for `l`.
+inline shape storage_of(layout l, std::int64_t rows, std::int64_t cols) {
+  switch (l) {
+    case layout::misaligned: return {rows, cols + 1};
+    case layout::strided: return {rows, 2 * cols};
+    case layout::transposed: return {cols, rows};
+    case layout::expanded_rows: return {1, cols};
+    case layout::expanded_columns: return {rows, 1};
+    default: return {rows, cols};
+  }
+}
+
+/// `t` (of `storage_of(l, rows, cols)`) seen as `rows x cols`: itself, from
+/// its second column (4 bytes off 16-byte alignment for f32), every second
+/// column, transposed, or expanded along the rows or the columns.
+template <class T>
+fx::tensor_view<const T> as_layout(const tensor<T>& t, layout l, std::int64_t rows, std::int64_t cols) {
+  switch (l) {
+    case layout::misaligned: return t.slice(1, 1, cols + 1);
+    case layout::strided: return t.slice(1, 0, 2 * cols, 2);
+    case layout::transposed: return t.transpose(0, 1);
+    case layout::expanded_rows:
+    case layout::expanded_columns: return t.expand({rows, cols});
+    default: return t.view();
+  }
+}
+
+/// Column sums and maxima of a `rows x cols` input in layout `l` against the oracle.
+template <class T>
+void check_columns(std::int64_t rows, std::int64_t cols, layout l) {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"s", sum_t<T>, 1> s;
+  constexpr fx::out<"m", T, 1> m;
+  constexpr fx::program columns{s = fx::sum(x, fx::axis<0>, fx::drop_axes), m = fx::max(x, fx::axis<0>, fx::drop_axes)};
+  const auto hx = input<T>(storage_of(l, rows, cols), 17);
+  const auto dx = hx.to(device::cuda);
+  tensor<sum_t<T>> es({cols});
+  tensor<T> em({cols});
+  fx::run_reference(columns, x(as_layout(hx, l, rows, cols)), s(es), m(em));
+  tensor<sum_t<T>> ds = poisoned<sum_t<T>>({cols});
+  tensor<T> dm = poisoned<T>({cols});
+  columns.run(fx::cuda(), x(as_layout(dx, l, rows, cols)), s(ds), m(dm));
+  const std::string what = "columns, " + std::to_string(rows) + " x " + std::to_string(cols) + ", layout " +
+                           std::to_string(static_cast<int>(l));
+  check(ds, es, sum_tolerance<sum_t<T>>(rows), what + " (sum)");
+  check(dm, em, fx::testing::tolerance{0, 0}, what + " (max)");
+}
+
+/// The column kernel's strategies (docs/backends-cuda.md, "Kernel
+/// classes"): vectorized (contiguous, aligned, a multiple of the vector of
+/// columns) with one row, few columns (one block of columns, hundreds of
+/// chunks of rows: the second stage merges them), many columns (one chunk),
+/// inputs expanded along the rows or the columns; the scalar kernel for a
+/// misaligned start, strided columns, a transposed input and a column count
+/// that is not a multiple of the vector. For floating types var and
+/// argmax too (Welford states, ties taken at the first row across chunks);
+/// for f32 a 3-d input whose two kept axes do not merge (vectorized, the
+/// offsets unravelled).
+template <class T>
+void column_strategies_case() {
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{1, 64},      {7, 8},      {1023, 4096},
+                                                          {100003, 16}, {5, 262144}, {4097, 37}};
+  for (const auto& [rows, cols] : shapes) check_columns<T>(rows, cols, layout::contiguous);
+  for (const layout l :
+       {layout::misaligned, layout::strided, layout::transposed, layout::expanded_rows, layout::expanded_columns})
+    for (const std::int64_t rows : {std::int64_t{7}, std::int64_t{4097}}) check_columns<T>(rows, 64, l);
+  if constexpr (!std::is_integral_v<T>) {
+    constexpr fx::in<"x", T, 2> x;
+    constexpr fx::out<"v", T, 1> v;
+    constexpr fx::out<"i", std::int64_t, 1> i;
+    constexpr fx::program moments{v = fx::var(x, fx::axis<0>, fx::correction{0}, fx::drop_axes),
+                                  i = fx::argmax(x, fx::axis<0>, fx::drop_axes)};
+    const std::tuple<std::int64_t, std::int64_t, layout> cases[] = {{100003, 16, layout::contiguous},
+                                                                    {1023, 4096, layout::contiguous},
+                                                                    {1023, 64, layout::misaligned}};
+    for (const auto& [rows, cols, l] : cases) {
+      const auto hx = input<T>(storage_of(l, rows, cols), 18);
+      const auto dx = hx.to(device::cuda);
+      tensor<T> ev({cols});
+      tensor<std::int64_t> ei({cols});
+      fx::run_reference(moments, x(as_layout(hx, l, rows, cols)), v(ev), i(ei));
+      tensor<T> dv = poisoned<T>({cols});
+      tensor<std::int64_t> di = poisoned<std::int64_t>({cols});
+      moments.run(fx::cuda(), x(as_layout(dx, l, rows, cols)), v(dv), i(di));
+      const std::string what = "var, argmax over columns, " + std::to_string(rows) + " x " + std::to_string(cols);
+      check(dv, ev, fx::testing::tolerance{std::max(fx::testing::default_tolerance<T>(4).rtol, 1e-4), 1e-5},
+            what + " (var)");
+      check(di, ei, fx::testing::tolerance{0, 0}, what + " (argmax)");
+    }
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    constexpr fx::in<"x", T, 3> x;
+    constexpr fx::out<"s", T, 2> s;
+    constexpr fx::program columns{s = fx::sum(x, fx::axis<0>, fx::drop_axes)};
+    const auto hx = input<T>({2049, 3, 16}, 19);
+    const auto dx = hx.to(device::cuda);
+    tensor<T> es({3, 8});
+    fx::run_reference(columns, x(hx.slice(2, 0, 8)), s(es));
+    tensor<T> ds = poisoned<T>({3, 8});
+    columns.run(fx::cuda(), x(dx.slice(2, 0, 8)), s(ds));
+    check(ds, es, sum_tolerance<T>(2049), "columns of a 3-d input, two kept axes");
   }
 }
 

@@ -8,6 +8,7 @@ using T = float;
 TEST_CASE("f32: pointwise") { cuda_test::pointwise_case<T>(); }
 TEST_CASE("f32: horizontal rows") { cuda_test::horizontal_case<T>(); }
 TEST_CASE("f32: columns and full reductions") { cuda_test::columns_and_full_case<T>(); }
+TEST_CASE("f32: column strategies") { cuda_test::column_strategies_case<T>(); }
 TEST_CASE("f32: softmax and layernorm") { cuda_test::softmax_layernorm_case<T>(); }
 TEST_CASE("f32: row strategies") { cuda_test::row_strategies_case<T>(); }
 TEST_CASE("f32: adam in place") { cuda_test::adam_case<T>(); }

@@ -223,19 +223,43 @@ void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<
   else row_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
 }
 
-/// The partial states of a column or split group.
+/// The partial states of a column group (vectorized along the columns or
+/// not: `column_kernel`) or a split group.
 template <class... N, class... L>
 void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool columns,
-                     unsigned column_blocks, cudaStream_t stream) {
+                     bool vectorized, dim3 blocks, dim3 threads, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
   if (columns) {
-    const dim3 threads(32, 8), blocks(column_blocks, static_cast<unsigned>(a.chunks));
-    column_kernel<D><<<blocks, threads, static_cast<std::size_t>(256 * largest_state<D>), stream>>>(objects, a);
+    const auto shared = static_cast<std::size_t>(256 * largest_state<D>);
+    if (vectorized) column_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
+    else column_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
   } else {
-    const dim3 blocks(static_cast<unsigned>(a.chunks), static_cast<unsigned>(a.space.outer));
-    split_kernel<D><<<blocks, 512, static_cast<std::size_t>(merge_shared_bytes<D>(512)), stream>>>(objects, a);
+    split_kernel<D><<<blocks, threads, static_cast<std::size_t>(merge_shared_bytes<D>(512)), stream>>>(objects, a);
   }
+}
+
+/// Blocks of 256 threads of `kernel` (with `shared` bytes of shared memory) resident per multiprocessor.
+inline int resident_blocks(const void* kernel, std::size_t shared) {
+  int blocks = 0;
+  detail::check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 256, shared),
+                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  return std::max(blocks, 1);
+}
+
+/// Blocks of the column kernel (vectorized or not) resident per
+/// multiprocessor: asked of the runtime once per kernel.
+template <class... N, class... L>
+int resident_column_blocks(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>&, bool vectorized) {
+  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  const auto shared = static_cast<std::size_t>(256 * largest_state<D>);
+  if (vectorized) {
+    static const int vector =
+        resident_blocks(reinterpret_cast<const void*>(&column_kernel<D, vector_width<D>>), shared);
+    return vector;
+  }
+  static const int scalar = resident_blocks(reinterpret_cast<const void*>(&column_kernel<D, 1>), shared);
+  return scalar;
 }
 
 /// The second stage of a column or split group.
@@ -321,7 +345,7 @@ struct launcher {
     if (k == kernel_class::pointwise) {
       constexpr int V = vector_width<D>;
       const bool vectorized = V > 1 && a.space.kept_rank > 0 && a.space.kept[a.space.kept_rank - 1] % V == 0 &&
-                              vector_friendly(memory, a.space, V);
+                              vector_friendly(memory, a.space, V, false);
       const std::int64_t vectors = a.space.outer / (vectorized ? V : 1);
       const int threads = 256;
       const auto blocks =
@@ -336,7 +360,7 @@ struct launcher {
       // The vectorized kernel's conditions (kernels.hpp, `chunk_offset`, `uniform_leaf`): 16-byte
       // vectors, one kept and one reduced axis, 32-bit offsets, reductions read constant along a row.
       const bool vectorized = V > 1 && !wide && a.space.kept_rank <= 1 && a.space.reduced_rank == 1 &&
-                              a.space.reduced[0] % V == 0 && vector_friendly(memory, a.space, V) &&
+                              a.space.reduced[0] % V == 0 && vector_friendly(memory, a.space, V, true) &&
                               reductions_constant_along_rows(members, a);
       const auto threads_for = [&](std::int64_t per_thread) {
         return static_cast<int>(
@@ -359,12 +383,33 @@ struct launcher {
       launch_rows(objects, a, vectorized, blocks, threads, stream);
       check_launch(name(k), node_names);
     } else {
+      // Columns (`column_kernel`; vectorized: 16-byte loads and 32-bit
+      // offsets): blocks of x vectors of columns (32, fewer when there are
+      // fewer) by y rows, the rows cut into chunks so that the grid fills the
+      // device once (one wave, no tail). The partition depends on the sizes,
+      // the device and the kernel's occupancy: the same for given sizes with
+      // one build on one device. Split: chunks of 65536 elements.
       const bool columns = k == kernel_class::columns;
-      const std::int64_t column_blocks = (a.space.outer + 31) / 32;
-      a.chunks = columns
-                     ? std::clamp<std::int64_t>(2048 / column_blocks, 1, std::max<std::int64_t>(1, a.space.inner / 64))
-                     : std::clamp<std::int64_t>(a.space.inner / 65536, 1, 1024);
-      a.chunks = std::min<std::int64_t>(a.chunks, 65535);
+      constexpr int V = vector_width<D>;
+      const bool vectorized = columns && V > 1 && !wide && a.space.kept_rank > 0 &&
+                              a.space.kept[a.space.kept_rank - 1] % V == 0 &&
+                              vector_friendly(memory, a.space, V, false);
+      dim3 blocks, threads(512);
+      if (columns) {
+        const std::int64_t vectors = a.space.outer / (vectorized ? V : 1);
+        const int x = static_cast<int>(std::min<std::uint64_t>(32, std::bit_ceil(static_cast<std::uint64_t>(vectors))));
+        const int y = 256 / x;
+        const std::int64_t column_blocks = (vectors + x - 1) / x;
+        const std::int64_t resident = std::int64_t{sms} * resident_column_blocks(objects, vectorized);
+        a.chunks = std::clamp<std::int64_t>(resident / column_blocks, 1,
+                                            std::max<std::int64_t>(1, a.space.inner / (std::int64_t{y} * unroll)));
+        a.chunks = std::min<std::int64_t>(a.chunks, 65535);
+        blocks = dim3(static_cast<unsigned>(column_blocks), static_cast<unsigned>(a.chunks));
+        threads = dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
+      } else {
+        a.chunks = std::clamp<std::int64_t>(a.space.inner / 65536, 1, 1024);
+        blocks = dim3(static_cast<unsigned>(a.chunks), static_cast<unsigned>(a.space.outer));
+      }
       std::size_t bytes = 0;
       for (int m : members) {
         const int j = entry_index(m);
@@ -376,7 +421,7 @@ struct launcher {
       a.workspace = static_cast<char*>(pool.back().reserve(bytes));
       a.threads_per_row =
           static_cast<int>(std::min<std::uint64_t>(256, std::bit_ceil(static_cast<std::uint64_t>(a.chunks))));
-      launch_partials(objects, a, columns, static_cast<unsigned>(column_blocks), stream);
+      launch_partials(objects, a, columns, vectorized, blocks, threads, stream);
       check_launch(name(k), node_names);
       const int per_block = 256 / a.threads_per_row;
       launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), stream);
@@ -483,12 +528,11 @@ struct launcher {
   }
 
   /// True when every memory operand steps by 0 or 1 along the axis vectors
-  /// run along (the innermost reduced axis, else the innermost kept axis;
-  /// outputs of pointwise nodes by 1) and each vector of `V` starts 16-byte
-  /// aligned.
+  /// run along (the innermost reduced axis when `along_reduced`: rows; else
+  /// the innermost kept axis: pointwise groups, columns) and each vector of
+  /// `V` starts 16-byte aligned.
   template <class Pending>
-  static bool vector_friendly(const std::vector<Pending>& memory, const space_args& s, int V) {
-    const bool along_reduced = s.reduced_rank > 0;
+  static bool vector_friendly(const std::vector<Pending>& memory, const space_args& s, int V, bool along_reduced) {
     for (const Pending& p : memory) {
       const std::int64_t* kept = p.target->kept;
       const std::int64_t* reduced = p.target->reduced;
@@ -498,7 +542,7 @@ struct launcher {
         return false;
       for (int d = 0; d < s.kept_rank - (along_reduced ? 0 : 1); ++d)
         if (kept[d] * p.bytes % 16 != 0) return false;
-      for (int d = 0; d + 1 < s.reduced_rank; ++d)
+      for (int d = 0; d < s.reduced_rank - (along_reduced ? 1 : 0); ++d)
         if (reduced[d] * p.bytes % 16 != 0) return false;
     }
     return true;

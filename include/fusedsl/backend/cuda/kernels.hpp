@@ -12,15 +12,16 @@
 ///   one barrier per reduction; rows of one chunk keep a placeholder that
 ///   several nodes read in registers (each element read once).
 /// - `column_kernel` + `finish_kernel`: reductions over leading axes,
-///   threads over columns, partial states per chunk of rows, merged in a
-///   fixed order.
+///   threads over vectors of columns (16-byte loads when contiguous and
+///   aligned) and rows, partial states per chunk of rows (chunks enough to
+///   fill the device), merged in a fixed order.
 /// - `split_kernel` + `finish_kernel`: few long rows cut into chunks.
 #pragma once
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint64_t
 #include <cstring>      // std::memcpy
 #include <tuple>        // std::tuple_element_t
-#include <type_traits>  // std::remove_cvref_t
+#include <type_traits>  // std::conditional_t, std::remove_cvref_t
 #include <utility>      // std::integer_sequence
 
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, leaf_at, producer, node_objects
@@ -161,12 +162,6 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index offset(const operand& o, const space_ar
   return unravel_dot(at.row, s.kept_rank, s.kept, o.kept) + unravel_dot(at.j, s.reduced_rank, s.reduced, o.reduced);
 }
 
-/// The stride of `o` along the axis vectors run along: the innermost
-/// reduced axis (rows), or the innermost kept axis (pointwise groups).
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE std::int64_t innermost_stride(const operand& o, const space_args& s) {
-  return s.reduced_rank > 0 ? o.reduced[s.reduced_rank - 1] : o.kept[s.kept_rank - 1];
-}
-
 /// `V` elements of `T` from `from` (16-byte aligned when `V * sizeof(T)` is
 /// a multiple of 16: one 16-byte load per 16 bytes).
 template <int V, class T>
@@ -220,7 +215,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T param_value(const operand& o) {
 
 /// Gathers slot `S` (and the following ones) of node J at `at` (`V`
 /// consecutive elements along the innermost kept axis when `V` > 1, the
-/// innermost stride then 0 or 1).
+/// operand's stride along it then 0 or 1: pointwise groups, columns).
 template <class P, int J, std::size_t S, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const registers<P, V>& regs,
                                                const position<Index>& at, slot_values<loop_t<P, J>, V>& out) {
@@ -248,7 +243,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
       const T* base = static_cast<const T*>(o.data) + offset(o, a.space, at);
       if constexpr (V == 1) {
         to[0] = *base;
-      } else if (innermost_stride(o, a.space) == 0) {
+      } else if (o.kept[a.space.kept_rank - 1] == 0) {
         const T value = *base;
 #pragma unroll
         for (int v = 0; v < V; ++v) to[v] = value;
@@ -300,35 +295,40 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_node(const node_objects<P>& no
 /// Elements a reduction loop gathers before it adds them (loads in flight).
 inline constexpr int unroll = 4;
 
-/// Adds reduction node J's operand at the reduced positions [begin, end)
-/// of row `row`, `V` consecutive ones every `step`, into `state`, in order:
-/// `unroll` vectors gathered, then added (their loads are in flight together).
-template <class P, int J, int V>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes, const group_args<P>& a,
-                                                   const registers<P, V>& regs, std::int64_t row, std::int64_t begin,
-                                                   std::int64_t end, std::int64_t step, state_t<P, J>& state) {
+/// Adds reduction node J's operand at the `V` consecutive kept elements
+/// from `kept` (one state each; `V` > 1: along the innermost kept axis, as
+/// `gather` loads them) and the reduced positions begin, begin + step, ...
+/// before `end`, in order: `unroll` positions gathered, then added (their
+/// loads are in flight together). Offsets in `Index`; positions count in
+/// 64 bits (no overflow past the end).
+template <class P, int J, int V, class Index>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes, const group_args<P>& a, Index kept,
+                                                   std::int64_t begin, std::int64_t end, std::int64_t step,
+                                                   state_t<P, J> (&states)[V]) {
   using N = node_t<P, J>;
   using E = loop_t<P, J>;
   using C = compute_t<kernel_numerics, N::input_dtype>;
   const N& r = get<J>(nodes);
+  const registers<P, V> regs{};
   std::int64_t j = begin;
   for (; j + (unroll - 1) * step < end; j += unroll * step) {
     slot_values<E, V> slots[unroll];
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j + u * step}, slots[u]);
+    for (int u = 0; u < unroll; ++u)
+      gather<P, J, 0, V>(a, regs, position<Index>{kept, static_cast<Index>(j + u * step)}, slots[u]);
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
 #pragma unroll
       for (int v = 0; v < V; ++v)
-        r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots[u], v})),
-                 j + u * step + v);
+        r.op.add(states[v], static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots[u], v})),
+                 j + u * step);
   }
   for (; j < end; j += step) {
     slot_values<E, V> slots;
-    gather<P, J, 0, V>(a, regs, position<std::int64_t>{row, j}, slots);
+    gather<P, J, 0, V>(a, regs, position<Index>{kept, static_cast<Index>(j)}, slots);
 #pragma unroll
     for (int v = 0; v < V; ++v)
-      r.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v})), j + v);
+      r.op.add(states[v], static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v})), j);
   }
 }
 
@@ -787,7 +787,27 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE state_t<P, J>& partial(const group_args<P>& a
   return reinterpret_cast<state_t<P, J>*>(a.workspace + a.work_offset[J])[k * a.chunks + c];
 }
 
-template <class P, int J>
+/// Merges the states of a column's `blockDim.y` threads (one per row of
+/// the block) in a fixed tree through `shared` (a state per thread of the
+/// block): thread y = 0 gets the total. Every thread of the block calls it.
+template <class Op, class State>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_column(const Op& op, State state, State* shared) {
+  const unsigned at = threadIdx.y * blockDim.x + threadIdx.x;
+  __syncthreads();  // the last merge's reads of `shared` are done
+  shared[at] = state;
+  for (unsigned offset = 1; offset < blockDim.y; offset *= 2) {
+    __syncthreads();
+    // Thread y merges y + offset (written by thread y + offset at the step before); another
+    // thread reads y's state at a later step only, after the next barrier.
+    if (threadIdx.y % (2 * offset) == 0 && threadIdx.y + offset < blockDim.y) {
+      op.merge(state, shared[at + offset * blockDim.x]);
+      shared[at] = state;
+    }
+  }
+  return state;
+}
+
+template <class P, int J, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void column_nodes(const node_objects<P>& nodes, const group_args<P>& a,
                                                      std::int64_t column, unsigned char* shared) {
   if constexpr (J < node_count<P>) {
@@ -795,33 +815,34 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void column_nodes(const node_objects<P>& node
       if (a.active >> J & 1u) {
         const std::int64_t rows = a.space.inner;
         const std::int64_t begin = rows * blockIdx.y / a.chunks, end = rows * (blockIdx.y + 1) / a.chunks;
-        state_t<P, J> state{};
+        state_t<P, J> states[V] = {};
+        // Vectorized: the column count is a multiple of V, so a valid vector lies in the space.
         const bool valid = column < a.space.outer;
         if (valid)
-          accumulate<P, J, 1>(nodes, a, registers<P, 1>{}, column, begin + threadIdx.y, end, blockDim.y, state);
-        // The blockDim.y states of a column, merged in order of their rows.
-        auto* states = reinterpret_cast<state_t<P, J>*>(shared);
-        __syncthreads();
-        states[threadIdx.y * blockDim.x + threadIdx.x] = state;
-        __syncthreads();
-        if (threadIdx.y == 0 && valid) {
-          const auto& op = get<J>(nodes).op;
-          for (unsigned y = 1; y < blockDim.y; ++y) op.merge(state, states[y * blockDim.x + threadIdx.x]);
-          partial<P, J>(a, column, blockIdx.y) = state;
+          accumulate<P, J, V>(nodes, a, static_cast<Index>(column), begin + threadIdx.y, end, blockDim.y, states);
+        const auto& op = get<J>(nodes).op;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          const auto total = merge_column(op, states[v], reinterpret_cast<state_t<P, J>*>(shared));
+          if (threadIdx.y == 0 && valid) partial<P, J>(a, column + v, blockIdx.y) = total;
         }
       }
     }
-    column_nodes<P, J + 1>(nodes, a, column, shared);
+    column_nodes<P, J + 1, V, Index>(nodes, a, column, shared);
   }
 }
 
-/// Column group: threads over columns (x), rows of a chunk over y; one
-/// partial state per column and chunk (blockIdx.y).
-template <class P>
+/// Column group: a block of `blockDim.x` vectors of `V` columns (16-byte
+/// loads when `V` > 1, 32-bit offsets) by `blockDim.y` rows, over the rows
+/// of chunk `blockIdx.y`, each thread every `blockDim.y`-th row of it (a
+/// warp's loads are consecutive); one partial state per column and chunk.
+template <class P, int V>
 __global__ void __launch_bounds__(256)
     column_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
+  using Index = std::conditional_t<(V > 1), int, std::int64_t>;
   extern __shared__ __align__(16) unsigned char shared[];
-  column_nodes<P, 0>(nodes, a, static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x, shared);
+  column_nodes<P, 0, V, Index>(nodes, a, (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V,
+                               shared);
 }
 
 template <class P, int J>
@@ -832,10 +853,10 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void split_nodes(const node_objects<P>& nodes
       if (a.active >> J & 1u) {
         const std::int64_t row = blockIdx.y, inner = a.space.inner;
         const std::int64_t begin = inner * blockIdx.x / a.chunks, end = inner * (blockIdx.x + 1) / a.chunks;
-        state_t<P, J> state{};
-        accumulate<P, J, 1>(nodes, a, registers<P, 1>{}, row, begin + threadIdx.x, end, blockDim.x, state);
-        state = merge_row(get<J>(nodes).op, state, static_cast<int>(blockDim.x), shared,
-                          merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>), turn);
+        state_t<P, J> states[1] = {};
+        accumulate<P, J, 1>(nodes, a, row, begin + threadIdx.x, end, blockDim.x, states);
+        const auto state = merge_row(get<J>(nodes).op, states[0], static_cast<int>(blockDim.x), shared,
+                                     merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>), turn);
         if (threadIdx.x == 0) partial<P, J>(a, row, blockIdx.x) = state;
       }
     }
