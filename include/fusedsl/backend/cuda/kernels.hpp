@@ -21,12 +21,13 @@
 #include <cstdint>      // std::int64_t, std::uint64_t
 #include <cstring>      // std::memcpy
 #include <tuple>        // std::tuple_element_t
-#include <type_traits>  // std::conditional_t, std::remove_cvref_t
+#include <type_traits>  // std::conditional_t, std::is_same_v, std::remove_cvref_t
 #include <utility>      // std::integer_sequence
 
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, leaf_at, producer, node_objects
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>               // evaluate
+#include <fusedsl/expr/reduction_ops.hpp>          // ops::moment
 
 namespace fusedsl::cuda_detail {
 
@@ -359,6 +360,29 @@ __global__ void __launch_bounds__(256)
 
 // ---------------------------------------------------------------- rows
 
+/// True for var and std (`ops::moment`).
+template <class Op>
+inline constexpr bool is_moment = false;
+template <bool Root>
+inline constexpr bool is_moment<ops::moment<Root>> = true;
+
+/// `op.merge(s, o)`, except for var and std over floats: Chan's merge with
+/// one fast division (`__fdividef`, exact for the power-of-two counts of
+/// full rows) instead of two IEEE divisions, and no branches. Their merges
+/// were about a quarter of layernorm's instructions (docs/backends-cuda.md).
+template <class Op, class State>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void merge_states(const Op& op, State& s, const State& o) {
+  if constexpr (is_moment<Op> && std::is_same_v<State, typename Op::template state<float>>) {
+    // Empty states (n = 0) have mean and m2 0: w = 0 keeps s; s empty takes o (w = 1 within 2 ulp).
+    const float n = s.n + o.n, w = n > 0.0f ? __fdividef(o.n, n) : 0.0f, delta = o.mean - s.mean;
+    s.mean += delta * w;
+    s.m2 += o.m2 + delta * delta * (s.n * w);
+    s.n = n;
+  } else {
+    op.merge(s, o);
+  }
+}
+
 /// `state` of the lane `offset` further down (`__shfl_down_sync` word by word).
 template <class State>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_down(const State& state, int offset, int width) {
@@ -403,7 +427,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, in
   const int in_warp = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
   for (int offset = width / 2; offset > 0; offset /= 2) {
     const State other = shuffle_down(state, offset, width);
-    if ((in_warp & (width - 1)) < offset) op.merge(state, other);
+    if ((in_warp & (width - 1)) < offset) merge_states(op, state, other);
   }
   if (threads_per_row <= 32) return shuffle_first(state, width);
   State* partials = reinterpret_cast<State*>(shared + (turn++ & 1) * area_bytes);
@@ -414,7 +438,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, in
   // log2(warps_per_row) steps (3 for rows of 8 warps), not 5.
   for (int offset = warps_per_row / 2; offset > 0; offset /= 2) {
     const State other = shuffle_down(total, offset, 32);
-    if (in_warp < offset) op.merge(total, other);
+    if (in_warp < offset) merge_states(op, total, other);
   }
   return shuffle_first(total, 32);
 }
@@ -800,7 +824,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_column(const Op& op, State state,
     // Thread y merges y + offset (written by thread y + offset at the step before); another
     // thread reads y's state at a later step only, after the next barrier.
     if (threadIdx.y % (2 * offset) == 0 && threadIdx.y + offset < blockDim.y) {
-      op.merge(state, shared[at + offset * blockDim.x]);
+      merge_states(op, state, shared[at + offset * blockDim.x]);
       shared[at] = state;
     }
   }
@@ -886,7 +910,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& node
         const auto& op = get<J>(nodes).op;
         state_t<P, J> state{};
         if (valid)
-          for (std::int64_t c = lane; c < a.chunks; c += tpr) op.merge(state, partial<P, J>(a, k, c));
+          for (std::int64_t c = lane; c < a.chunks; c += tpr) merge_states(op, state, partial<P, J>(a, k, c));
         state =
             merge_row(op, state, tpr, shared, merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>), turn);
         if (valid && lane == 0) {
