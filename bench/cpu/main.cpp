@@ -129,7 +129,12 @@ int main(int argc, char** argv) {
   const int threads = omp_get_max_threads();
   const unbound_thread_pool eigen_threads(threads);
   Eigen::ThreadPoolDevice device(eigen_threads.pool.get(), threads);
-  std::printf("threads: %d\n", threads);
+#if defined(__AVX2__) && defined(__FMA__)
+  const char* isa = "AVX2 + FMA";
+#else
+  const char* isa = "the compiler's default (fusedsl's kernels: their clone for this CPU)";
+#endif
+  std::printf("threads: %d; every peer compiled for %s\n", threads, isa);
 
   // Copy bandwidth: read 2^25 floats, write 2^25 floats.
   {
