@@ -54,15 +54,104 @@ enum class group_mode { tiles_of_elements, tiles_of_rows, node_by_node };
 /// How a node's loop runs inside a tile or alone.
 enum class loop_kind { elements, rows, columns, split };
 
+/// The inlined subexpressions a loop over `E` computes, post-order (not
+/// those inside nodes of their own, which it reads as buffers).
+template <class E>
+struct computed_subexpressions {
+  using type = detail::type_list<>;
+};
+template <class Op, class... Args>
+requires is_inlined<pointwise<Op, Args...>>
+struct computed_subexpressions<pointwise<Op, Args...>>
+    : detail::concat<typename computed_subexpressions<Args>::type..., detail::type_list<pointwise<Op, Args...>>> {
+};
+
+/// True when the type list holds `A`.
+template <class A, class... T>
+constexpr bool lists(detail::type_list<T...>) {
+  return (std::is_same_v<A, T> || ...);
+}
+
+/// True when `R` is a reduction whose operand, an inlined expression, is
+/// among the subexpressions `Computed` of another loop, in the same type.
+template <class R, class Computed>
+constexpr bool operand_among() {
+  if constexpr (!is_reduction_node<R>) {
+    return false;
+  } else {
+    using A = std::remove_cvref_t<decltype(std::declval<R>().arg)>;
+    if constexpr (!is_inlined<A> || !std::is_same_v<loop_value_t<A>, compute_t<kernel_numerics, R::input_dtype>>)
+      return false;
+    else return lists<A>(Computed{});
+  }
+}
+
+/// Position of the first of `Nodes` (`hana::type`s) that operand_among
+/// finds in `Computed`, or -1. (A function template, not a generic lambda:
+/// nvcc compiles this header too.)
+template <class Computed, class... Nodes>
+constexpr int first_operand_among(const hana::tuple<Nodes...>&) {
+  constexpr bool found[] = {operand_among<typename Nodes::type, Computed>()..., true};
+  int k = 0;
+  while (!found[k]) ++k;
+  return k == static_cast<int>(sizeof...(Nodes)) ? -1 : k;
+}
+
+/// The reduction of statement S whose operand pointwise node (S, K) also
+/// computes (softmax's exp(x - max) in its sum and in its value), or -1.
+/// In a group that runs in tiles of rows, the reduction keeps that
+/// operand's values for the tile and the node reads them instead of
+/// computing them again.
+template <class P, std::size_t S, int K>
+constexpr int operand_source() {
+  using V = std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>;
+  using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
+  if constexpr (K >= 0 && is_reduction_node<N>) {
+    return -1;
+  } else {
+    using E = std::remove_cvref_t<decltype(detail::loop_expression_of<K>(std::declval<const N&>()))>;
+    return first_operand_among<typename computed_subexpressions<E>::type>(distinct_nodes<V>());
+  }
+}
+
+/// The operand type node (S, K) reads from its source reduction, or void.
+template <class P, std::size_t S, int K, int Source = operand_source<P, S, K>()>
+struct shared_operand {
+  using type = void;
+};
+template <class P, std::size_t S, int K, int Source>
+requires(Source >= 0) struct shared_operand<P, S, K, Source> {
+  using type = std::remove_cvref_t<decltype(detail::node_expression<S, Source>(std::declval<const P&>()).arg)>;
+};
+
+/// True when one of the nodes (S, J - 1) reads reduction (S, K)'s operand.
+template <class P, std::size_t S, int K, int... J>
+constexpr bool operand_read(std::integer_sequence<int, J...>) {
+  return ((operand_source<P, S, J - 1>() == K) || ...);
+}
+
+/// True when reduction (S, K) is the operand source of another node of S
+/// (its value, K = -1, or one of its distinct nodes).
+template <class P, std::size_t S, int K>
+constexpr bool keeps_operand() {
+  using V = std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>;
+  return operand_read<P, S, K>(
+      std::make_integer_sequence<int, static_cast<int>(hana::length(distinct_nodes<V>()).value) + 1>{});
+}
+
 /// Runs node (S, K) over [begin, end) of its own units (elements or rows),
-/// storing `Out` elements.
-template <class Out, int K, class N>
+/// storing `Out` elements. `operand`: where a reduction keeps its operand's
+/// values, or where a pointwise node reads its shared operand (`Shared`).
+template <class Out, int K, class Shared, class N>
 void run_loop(const N& node, const detail::node_runtime& n, const tile_operands& t, loop_kind kind, std::int64_t begin,
-              std::int64_t end) {
+              std::int64_t end, void* operand) {
   if constexpr (K >= 0 && is_reduction_node<N>) {
     if (kind == loop_kind::columns) reduction_columns<Out>(node, n, t);
     else if (kind == loop_kind::split) reduction_split<Out>(node, n, t);
-    else reduction_rows<Out>(node, n, t, begin, end);
+    else reduction_rows<Out>(node, n, t, begin, end, operand);
+  } else if constexpr (!std::is_void_v<Shared>) {
+    if (operand) pointwise_range<Out, Shared>(detail::loop_expression_of<K>(node), n, t, begin, end, operand);
+    else pointwise_range<Out>(detail::loop_expression_of<K>(node), n, t, begin, end);
   } else {
     pointwise_range<Out>(detail::loop_expression_of<K>(node), n, t, begin, end);
   }
@@ -73,12 +162,13 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
 /// node its storage type (node_storage_t).
 template <std::size_t S, int K, class P>
 void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, loop_kind kind, std::int64_t begin,
-              std::int64_t end) {
+              std::int64_t end, void* operand) {
   const auto& node = detail::node_expression<S, K>(prog);
   using N = std::remove_cvref_t<decltype(node)>;
   using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
-  if (n.writes_target) run_loop<typename Target::element_type, K>(node, n, t, kind, begin, end);
-  else if constexpr (K >= 0) run_loop<node_storage_t<N>, K>(node, n, t, kind, begin, end);
+  using Shared = typename shared_operand<P, S, K>::type;
+  if (n.writes_target) run_loop<typename Target::element_type, K, Shared>(node, n, t, kind, begin, end, operand);
+  else if constexpr (K >= 0) run_loop<node_storage_t<N>, K, Shared>(node, n, t, kind, begin, end, operand);
 }
 
 /// The entry points of node (S, K) of program `P` in the CPU executor.
@@ -86,14 +176,23 @@ template <class P>
 struct cpu_node_entry {
   using describe_fn = void (*)(call_state<P>&, detail::node_runtime&);
   using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, loop_kind, std::int64_t,
-                          std::int64_t);
+                          std::int64_t, void*);
   describe_fn describe = nullptr;
   run_fn run = nullptr;
   std::size_t element_size = 0;
+  int shared_operand_of = -1;         ///< operand_source<P, S, K>()
+  std::size_t kept_operand_size = 0;  ///< a reduction that keeps its operand: bytes per element, else 0
 
   template <std::size_t S, int K>
   static cpu_node_entry make() {
-    return {&detail::describe<S, K, P>, &run_node<S, K, P>, detail::node_element_size<P, S, K>};
+    std::size_t kept = 0;
+    if constexpr (K >= 0) {
+      using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
+      if constexpr (is_reduction_node<N>)
+        if constexpr (keeps_operand<P, S, K>()) kept = sizeof(compute_t<kernel_numerics, N::input_dtype>);
+    }
+    return {&detail::describe<S, K, P>, &run_node<S, K, P>, detail::node_element_size<P, S, K>,
+            operand_source<P, S, K>(), kept};
   }
 };
 
@@ -171,6 +270,22 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
     }
   }
   for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
+  // Operands shared in tiles of rows: a scratch slot of one tile, written by
+  // the reduction, read by the later nodes of its statement.
+  std::vector<int> operand_slot(count, -1);
+  if (mode == group_mode::tiles_of_rows)
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& reader = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+      for (std::size_t j = 0; j < i && entries[i].shared_operand_of >= 0; ++j) {
+        const auto& source = call.nodes[static_cast<std::size_t>(g.nodes[j])];
+        if (source.statement != reader.statement || source.distinct != entries[i].shared_operand_of) continue;
+        if (operand_slot[j] < 0) {
+          operand_slot[j] = static_cast<int>(scratch_bytes.size());
+          scratch_bytes.push_back(static_cast<std::size_t>(tile * inner) * entries[j].kept_operand_size);
+        }
+        operand_slot[i] = operand_slot[j];
+      }
+    }
 
   if (mode == group_mode::node_by_node) {
     for (std::size_t i = 0; i < count; ++i) {
@@ -181,7 +296,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       const tile_operands t{data.data(), bias.data(), n.out.data, 0};
       const loop_kind kind = solo_kind(n);
       if (kind == loop_kind::split || kind == loop_kind::columns) {  // the loop parallelises itself
-        entries[i].run(call.prog, n, t, kind, 0, n.outer);
+        entries[i].run(call.prog, n, t, kind, 0, n.outer, nullptr);
         continue;
       }
       const std::int64_t units = n.outer;
@@ -190,7 +305,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
                                         : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
 #pragma omp parallel for schedule(static) if (n.outer * n.inner > tile_elements)
       for (std::int64_t b = 0; b < units; b += per_task)
-        entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task));
+        entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task), nullptr);
     }
     return;
   }
@@ -215,8 +330,9 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
         }
         void* out = n.out.scratch >= 0 ? scratch[static_cast<std::size_t>(n.out.scratch)].data() : n.out.data;
         const tile_operands t{data.data(), bias.data(), out, n.out.scratch >= 0 ? b * n.out.per_outer : 0};
-        if (n.reduction) entries[i].run(call.prog, n, t, loop_kind::rows, b, e);
-        else entries[i].run(call.prog, n, t, loop_kind::elements, b * inner, e * inner);
+        void* operand = operand_slot[i] >= 0 ? scratch[static_cast<std::size_t>(operand_slot[i])].data() : nullptr;
+        if (n.reduction) entries[i].run(call.prog, n, t, loop_kind::rows, b, e, operand);
+        else entries[i].run(call.prog, n, t, loop_kind::elements, b * inner, e * inner, operand);
       }
     }
   }

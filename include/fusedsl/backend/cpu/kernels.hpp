@@ -163,22 +163,58 @@ struct invariant_recorder {
   }
 };
 
-/// `values[i] = e` at the n elements of the prepared chunk.
-template <class E, class V>
-FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n) {
+/// The value type a loop computes expression `E` in.
+template <class E>
+using loop_value_t = compute_t<kernel_numerics, E::value_dtype>;
+
+/// Reads as `Base` does, but takes the values of subexpression `A` from
+/// `values` (indexed like the chunk) instead of computing them: another
+/// loop of the same group computed them over the same elements.
+template <class A, class Base>
+struct shared_operand_reader : Base {
+  const loop_value_t<A>* values;
+  template <class E, std::size_t First>
+  static constexpr bool holds = std::is_same_v<E, A> || detail::reader_holds<Base, E, First>::value;
+  template <class E, std::size_t First>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE auto held(const E& e) const {
+    if constexpr (std::is_same_v<E, A>) return values[this->i];
+    else return Base::template held<E, First>(e);
+  }
+};
+
+/// `base`, reading subexpression `Shared` from `shared` unless `Shared` is void.
+template <class Shared, class Base>
+FUSEDSL_FORCEINLINE auto sharing(const Base& base, const void* shared) {
+  if constexpr (std::is_void_v<Shared>) return base;
+  else return shared_operand_reader<Shared, Base>{base, static_cast<const loop_value_t<Shared>*>(shared)};
+}
+
+/// Element `i` of the values of subexpression `Shared` at `shared`.
+template <class Shared>
+const void* shared_at(const void* shared, std::int64_t i) {
+  if constexpr (std::is_void_v<Shared>) return nullptr;
+  else return static_cast<const loop_value_t<Shared>*>(shared) + i;
+}
+
+/// `values[i] = e` at the n elements of the prepared chunk (subexpression
+/// `Shared`, if not void, read from `shared`).
+template <class Shared = void, class E, class V>
+FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n,
+                                        const void* shared = nullptr) {
   for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk
-    values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, chunk_reader{leaf, i}));
+    values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(chunk_reader{leaf, i}, shared)));
 }
 
 /// evaluate_chunk with the chunk's invariant subexpressions taken from
 /// `held` (copied first, so that the loop sees them as constants).
-template <class E, class V>
+template <class Shared = void, class E, class V>
 FUSEDSL_FORCEINLINE void evaluate_chunk_held(const E& e, const void* const* leaf, const double* held, V* values,
-                                             std::int64_t n) {
+                                             std::int64_t n, const void* shared = nullptr) {
   double local[leaf_slots<E>() + 1];
   for (std::size_t k = 0; k <= leaf_slots<E>(); ++k) local[k] = held[k];
   for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk_held
-    values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, held_chunk_reader{leaf, i, local}));
+    values[i] =
+        static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(held_chunk_reader{leaf, i, local}, shared)));
 }
 
 /// The row-major multi-index of flat position `flat` over `sizes`.
@@ -198,10 +234,12 @@ inline std::int64_t dot(const shape& index, const shape& strides) {
 }
 
 /// Pointwise node `e` (its loop expression) over the flat elements
-/// [begin, end) of `n.space`, storing `Out` elements.
-template <class Out, class E>
+/// [begin, end) of `n.space`, storing `Out` elements. Unless `Shared` is
+/// void, the values of its subexpression `Shared` are read from `shared`
+/// (element `begin` first) instead of computed.
+template <class Out, class Shared = void, class E>
 FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, std::int64_t begin,
-                                        std::int64_t end) {
+                                        std::int64_t end, const void* shared = nullptr) {
   constexpr std::size_t slots = leaf_slots<E>();
   using value_type = compute_t<kernel_numerics, E::value_dtype>;
   const shape& space = n.space;
@@ -214,6 +252,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
   chunk_leaves<E> leaves;
   alignas(64) value_type values[chunk];
   double held[slots + 1] = {};
+  std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
   shape index = unravel(begin, space);
   while (begin < end) {
     const std::int64_t run = std::min(end - begin, row - (r == 0 ? 0 : index[r - 1]));
@@ -224,8 +263,10 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
       leaves.prepare(t.data, base, step, m);
       bool invariant = true;
       (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaves.leaf, step, held, &invariant});
-      if (invariant) evaluate_chunk_held(e, leaves.leaf, held, values, m);
-      else evaluate_chunk(e, leaves.leaf, values, m);
+      const void* shared_chunk = shared_at<Shared>(shared, done_elements);
+      if (invariant) evaluate_chunk_held<Shared>(e, leaves.leaf, held, values, m, shared_chunk);
+      else evaluate_chunk<Shared>(e, leaves.leaf, values, m, shared_chunk);
+      done_elements += m;
       if (out_step == 1)
         for (std::int64_t i = 0; i < m; ++i) out[out_at + i] = static_cast<Out>(values[i]);
       else
@@ -276,12 +317,27 @@ inline constexpr bool takes_blocks = requires(const R& r, State& s,
   r.op.add_block(s, v, std::int64_t{});
 };
 
+/// Adds the `m` values `value(i)` of a chunk at reduced elements `at`,
+/// `at + 1`, ... to `lanes`. Lane l takes elements l, l + lanes, ...: a
+/// fixed assignment, so the order of additions is the same on every run.
+template <class R, class State, class Value>
+FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, std::int64_t at, const Value& value) {
+  constexpr int n_lanes = reduction_lanes<State>;
+  std::int64_t i = 0;
+  for (; i + n_lanes <= m; i += n_lanes)
+    for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
+      r.op.add(lanes[l], value(i + l), at + i + l);
+  for (; i < m; ++i) r.op.add(lanes[i % n_lanes], value(i), at + i);
+}
+
 /// Accumulates reduction `r` of kept element `row` over reduced elements
-/// [j0, j1) (flat, row-major over the reduced axes) into `state`.
+/// [j0, j1) (flat, row-major over the reduced axes) into `state`. With
+/// `kept` (the row's element 0), the operand's values are also stored
+/// there, for a later loop of the group that reads the same operand.
 template <class R, class State>
 FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes,
                                    const tile_operands& t, std::int64_t row, std::int64_t j0, std::int64_t j1,
-                                   State& state) {
+                                   State& state, compute_t<kernel_numerics, R::input_dtype>* kept = nullptr) {
   using Arg = std::remove_cvref_t<decltype(r.arg)>;
   using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   constexpr std::size_t slots = leaf_slots<Arg>();
@@ -308,24 +364,15 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
       leaves.prepare(t.data, base, step, m);
-      if constexpr (takes_blocks<R, State>) {
-        alignas(64) acc_type values[chunk];
-        evaluate_chunk(r.arg, leaves.leaf, values, m);
-        r.op.add_block(lanes[0], values, m);
-      } else {
-        // Lane l takes elements l, l + lanes, ...: a fixed assignment, so the
-        // order of additions is the same on every run.
-        std::int64_t i = 0;
-        for (; i + n_lanes <= m; i += n_lanes)
-          for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
-            r.op.add(lanes[l],
-                     static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i + l})),
-                     j + done + i + l);
-        for (; i < m; ++i)
-          r.op.add(lanes[i % n_lanes],
-                   static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})),
-                   j + done + i);
-      }
+      alignas(64) acc_type local[chunk];
+      acc_type* values = kept ? kept + (j + done) : local;
+      if (kept || takes_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
+      if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], values, m);
+      else if (kept) add_to_lanes(r, lanes, m, j + done, [&](std::int64_t i) { return values[i]; });
+      else
+        add_to_lanes(r, lanes, m, j + done, [&](std::int64_t i) {
+          return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i}));
+        });
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
     }
     j += run;
@@ -344,14 +391,17 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
 template <class R>
 using reduction_state = typename R::op_type::template state<compute_t<kernel_numerics, R::input_dtype>>;
 
-/// Reduction node `r` for kept elements [begin, end), storing `Out` elements.
+/// Reduction node `r` for kept elements [begin, end), storing `Out`
+/// elements. With `kept`, its operand's values too, row after row.
 template <class Out, class R>
-void reduction_rows(const R& r, const node_runtime& n, const tile_operands& t, std::int64_t begin, std::int64_t end) {
+void reduction_rows(const R& r, const node_runtime& n, const tile_operands& t, std::int64_t begin, std::int64_t end,
+                    void* kept = nullptr) {
   const reduction_axes axes(n);
   Out* out = static_cast<Out*>(t.out);
+  auto* kept_values = static_cast<compute_t<kernel_numerics, R::input_dtype>*>(kept);
   for (std::int64_t row = begin; row < end; ++row) {
     reduction_state<R> state{};
-    accumulate(r, n, axes, t, row, 0, n.inner, state);
+    accumulate(r, n, axes, t, row, 0, n.inner, state, kept_values ? kept_values + (row - begin) * n.inner : nullptr);
     out[axes.row_offset(row, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(state, n.inner));
   }
 }
