@@ -272,6 +272,18 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
   for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
   // Operands shared in tiles of rows: a scratch slot of one tile, written by
   // the reduction, read by the later nodes of its statement.
+  // Outputs in memory that no node of the group reads may be written
+  // around the cache: a line that the tile has just read (an in-place
+  // update) or that a later node reads back is cheaper through the cache
+  // (Adam's in-place group ran 5.9 -> 10 ms with streaming stores).
+  std::vector<char> may_stream(count, 0);
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto& writer = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+    may_stream[i] = writer.out.scratch < 0;
+    for (std::size_t j = 0; j < count; ++j)
+      for (const address& a : call.nodes[static_cast<std::size_t>(g.nodes[j])].leaves)
+        if (a.scratch < 0 && a.data == writer.out.data) may_stream[i] = 0;
+  }
   std::vector<int> operand_slot(count, -1);
   if (mode == group_mode::tiles_of_rows)
     for (std::size_t i = 0; i < count; ++i) {
@@ -293,7 +305,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       std::vector<const void*> data(n.leaves.size() + 1);
       std::vector<std::int64_t> bias(n.leaves.size() + 1, 0);
       for (std::size_t k = 0; k < n.leaves.size(); ++k) data[k] = n.leaves[k].data;
-      const tile_operands t{data.data(), bias.data(), n.out.data, 0};
+      const tile_operands t{data.data(), bias.data(), n.out.data, 0, may_stream[i] != 0};
       const loop_kind kind = solo_kind(n);
       if (kind == loop_kind::split || kind == loop_kind::columns) {  // the loop parallelises itself
         entries[i].run(call.prog, n, t, kind, 0, n.outer, nullptr);
@@ -329,7 +341,8 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
           bias[k] = a.scratch >= 0 ? b * a.per_outer : 0;
         }
         void* out = n.out.scratch >= 0 ? scratch[static_cast<std::size_t>(n.out.scratch)].data() : n.out.data;
-        const tile_operands t{data.data(), bias.data(), out, n.out.scratch >= 0 ? b * n.out.per_outer : 0};
+        const tile_operands t{data.data(), bias.data(), out, n.out.scratch >= 0 ? b * n.out.per_outer : 0,
+                              may_stream[i] != 0};
         void* operand = operand_slot[i] >= 0 ? scratch[static_cast<std::size_t>(operand_slot[i])].data() : nullptr;
         if (n.reduction) entries[i].run(call.prog, n, t, loop_kind::rows, b, e, operand);
         else entries[i].run(call.prog, n, t, loop_kind::elements, b * inner, e * inner, operand);

@@ -11,6 +11,10 @@
 #include <cstdint>    // std::int64_t
 #include <vector>     // std::vector
 
+#if defined(__SSE2__)
+#  include <emmintrin.h>  // _mm_stream_si128, _mm_sfence
+#endif
+
 #include <fusedsl/core/numerics.hpp>         // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>         // evaluate
 #include <fusedsl/program/detail/nodes.hpp>  // node_runtime
@@ -36,6 +40,7 @@ struct tile_operands {
   const std::int64_t* bias;
   void* out;
   std::int64_t out_bias;
+  bool may_stream = false;  ///< the output is memory that no later loop of the group reads
 };
 
 /// Elements a loop evaluates at a time: every leaf is first made
@@ -44,6 +49,47 @@ struct tile_operands {
 /// strides only and no stores that may alias its loads: the compiler
 /// vectorizes it, in-place updates included.
 inline constexpr std::int64_t chunk = 128;
+
+/// Outputs of at least this many bytes are written with non-temporal
+/// stores, around the caches (when `may_stream`): no cache holds them
+/// anyway, and an ordinary store first reads the line it writes, so that
+/// streaming saves a fifth of the traffic of exp(a) * b + c.
+inline constexpr std::int64_t streaming_bytes = std::int64_t{16} << 20;
+
+/// Stores the `n` `values` at contiguous `out`, converted to Out; with
+/// `stream`, in 16-byte non-temporal stores where `out` is aligned (the
+/// caller fences once it is done).
+template <class Out, class V>
+FUSEDSL_FORCEINLINE void store_chunk(Out* out, const V* values, std::int64_t n, bool stream) {
+#if defined(__SSE2__)
+  if constexpr (16 % sizeof(Out) == 0) {
+    if (stream) {
+      alignas(64) Out converted[chunk];
+      const Out* from = converted;
+      if constexpr (std::is_same_v<Out, V>) from = values;
+      else
+        for (std::int64_t i = 0; i < n; ++i) converted[i] = static_cast<Out>(values[i]);
+      constexpr std::int64_t per_store = 16 / sizeof(Out);
+      std::int64_t i = 0;
+      for (; i < n && reinterpret_cast<std::uintptr_t>(out + i) % 16 != 0; ++i) out[i] = from[i];
+      for (; i + per_store <= n; i += per_store)
+        _mm_stream_si128(reinterpret_cast<__m128i*>(out + i),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i)));
+      for (; i < n; ++i) out[i] = from[i];
+      return;
+    }
+  }
+#endif
+  for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(values[i]);
+}
+
+/// Orders the non-temporal stores of this thread before what follows (the
+/// barrier after which other threads read them).
+inline void fence_streaming_stores() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
 
 /// Reads leaf slot K at element i of the current chunk. (Host-device only
 /// because `evaluate`, which calls it, is: nvcc warns otherwise.)
@@ -253,6 +299,8 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
   alignas(64) value_type values[chunk];
   double held[slots + 1] = {};
   std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
+  const bool stream =
+      t.may_stream && out_step == 1 && n.out_sizes.numel() * std::int64_t{sizeof(Out)} >= streaming_bytes;
   shape index = unravel(begin, space);
   while (begin < end) {
     const std::int64_t run = std::min(end - begin, row - (r == 0 ? 0 : index[r - 1]));
@@ -267,8 +315,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
       if (invariant) evaluate_chunk_held<Shared>(e, leaves.leaf, held, values, m, shared_chunk);
       else evaluate_chunk<Shared>(e, leaves.leaf, values, m, shared_chunk);
       done_elements += m;
-      if (out_step == 1)
-        for (std::int64_t i = 0; i < m; ++i) out[out_at + i] = static_cast<Out>(values[i]);
+      if (out_step == 1) store_chunk(out + out_at, values, m, stream);
       else
         for (std::int64_t i = 0; i < m; ++i) out[out_at + i * out_step] = static_cast<Out>(values[i]);
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
@@ -283,6 +330,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
       }
     }
   }
+  if (stream) fence_streaming_stores();
 }
 
 /// The axes of a reduction node: kept ones, then reduced ones, in order.
