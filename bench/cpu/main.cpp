@@ -96,6 +96,22 @@ double difference(const fx::tensor<float>& a, const fx::tensor<float>& b) {
   return worst;
 }
 
+/// Largest error of `got` against `exact`, in ulps of the float nearest to
+/// the exact value, as text.
+std::string ulps_text(const fx::tensor<float>& got, const std::vector<double>& exact) {
+  double worst = 0;
+  for (std::int64_t i = 0; i < got.numel(); ++i) {
+    const double want = exact[static_cast<std::size_t>(i)];
+    const auto nearest = static_cast<float>(want);
+    const double ulp = std::nextafter(std::fabs(nearest), INFINITY) - std::fabs(nearest);
+    worst = std::max(worst, std::fabs(got.data()[i] - want) / ulp);
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, worst < 1e4 ? "%.1f ulp" : "%.2g ulp", worst);
+  return text;
+}
+std::string gelu_accuracy;  ///< the line the gelu workload prints under the table
+
 struct row_result {
   std::string workload;
   double bytes;
@@ -314,6 +330,16 @@ int main(int argc, char** argv) {
     fused(), unfused(), eigen(), hand();
     check("bias+gelu", "fusedsl", difference(y1, y4), 1e-5);
     check("bias+gelu", "eigen", difference(y3, y4), 1e-5);
+    // The peers compute different erfs: their accuracy, in ulps of the result
+    // against gelu in double of the same float input x + b.
+    std::vector<double> exact(static_cast<std::size_t>(rows * cols));
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const double z = x.data()[r * cols + c] + b.data()[c];  // the float sum, as all peers round it
+        exact[static_cast<std::size_t>(r * cols + c)] = 0.5 * z * std::erfc(-z * 0.70710678118654752440);
+      }
+    gelu_accuracy = "bias+gelu, max error against double: fusedsl " + ulps_text(y1, exact) + ", Eigen " +
+                    ulps_text(y3, exact) + ", hand loop (std::erf) " + ulps_text(y4, exact);
     bench("bias+gelu  8192x1024", 2.0 * rows * cols * 4, fused, unfused, eigen, hand);
   }
 
@@ -445,6 +471,7 @@ int main(int argc, char** argv) {
     std::printf("| %s | %.2f | %.1f | %.0f%% | %.2f | %.2f | %.2f | %.2fx |\n", r.workload.c_str(), r.fused, gbs,
                 100 * gbs / copy_gbs, r.unfused, r.eigen, r.hand, best_peer / r.fused);
   }
+  if (!gelu_accuracy.empty()) std::printf("\n%s\n", gelu_accuracy.c_str());
   std::printf("\nresults checked: %s\n", all_checked ? "all agree" : "MISMATCHES (see above)");
   return all_checked ? 0 : 1;
 }
