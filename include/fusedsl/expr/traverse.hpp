@@ -121,45 +121,58 @@ constexpr std::size_t first_index_of() {
   return i;
 }
 
-/// Positions of first occurrences in a list of `N` types, and their count.
-template <std::size_t N>
-struct kept_positions {
-  std::array<std::size_t, N> positions{};
-  std::size_t count = 0;
-};
+/// A distinct address per type, to compare types as values in constant evaluation.
+template <class T>
+inline constexpr char type_tag = 0;
 
-/// The positions of the first occurrences among `Ts`.
-template <class... Ts>
-constexpr kept_positions<sizeof...(Ts)> find_first_occurrences() {
-  const std::array<std::size_t, sizeof...(Ts)> first{first_index_of<Ts, Ts...>()...};
-  kept_positions<sizeof...(Ts)> kept;
-  std::size_t i = 0;
-  for (std::size_t f : first) {  // a range-for: no `i < 0` for nvcc to warn about when Ts is empty
-    if (f == i) kept.positions[kept.count++] = i;
-    ++i;
-  }
-  return kept;
-}
-
-/// The first occurrences among `Ts`, computed once per list.
+/// Which of `Ts` are first occurrences of their type. Types are compared by
+/// their tags' addresses in one constant evaluation: `first_index_of` per
+/// element costs quadratic `is_same` instantiations, which front ends
+/// (nvcc's above all) pay dearly for programs of many statements.
 template <class... Ts>
 struct first_occurrences {
-  static constexpr kept_positions<sizeof...(Ts)> kept = find_first_occurrences<Ts...>();
+  static constexpr std::array<bool, sizeof...(Ts)> kept = [] {
+    const void* const tags[] = {&type_tag<Ts>..., nullptr};
+    std::array<bool, sizeof...(Ts)> first{};
+    for (std::size_t i = 0; tags[i]; ++i) {  // not `i < size`: no `i < 0` for nvcc to warn about
+      std::size_t j = 0;
+      while (tags[j] != tags[i]) ++j;
+      first[i] = j == i;
+    }
+    return first;
+  }();
 };
 
-/// The elements of `list` at the kept positions of `Occurrences`.
-template <class Occurrences, class List, std::size_t... K>
-constexpr auto take_positions(const List& list, std::index_sequence<K...>) {
-  return hana::make_tuple(hana::at_c<Occurrences::kept.positions[K]>(list)...);
-}
+/// The types `Ts` whose flag in `Flags::kept` is true, as a type list.
+template <class Flags, class Positions, class... Ts>
+struct select_list;
+template <class Flags, std::size_t... I, class... Ts>
+struct select_list<Flags, std::index_sequence<I...>, Ts...>
+    : concat<std::conditional_t<Flags::kept[I], type_list<Ts>, type_list<>>...> {};
+
+/// Type list `List` without repeated types, keeping first occurrences.
+template <class List>
+struct unique_list;
+template <class... Ts>
+struct unique_list<type_list<Ts...>> : select_list<first_occurrences<Ts...>, std::index_sequence_for<Ts...>, Ts...> {};
+
+/// The types of type list `List` that satisfy `Pred` (a `std::bool_constant` per type).
+template <template <class> class Pred, class List>
+struct filter_list;
+template <template <class> class Pred, class... Ts>
+struct filter_list<Pred, type_list<Ts...>>
+    : concat<std::conditional_t<Pred<Ts>::value, type_list<Ts>, type_list<>>...> {};
+
+/// `makes_node` as a type, for filter_list.
+template <class E>
+struct makes_node_pred : std::bool_constant<makes_node<E>> {};
 }  // namespace detail
 
 /// `list` (a tuple of `hana::type`s) with repeated types removed, keeping
 /// first occurrences.
 template <class... Types>
-constexpr auto unique_types(const hana::tuple<Types...>& list) {
-  using occurrences = detail::first_occurrences<typename Types::type...>;
-  return detail::take_positions<occurrences>(list, std::make_index_sequence<occurrences::kept.count>{});
+constexpr auto unique_types(const hana::tuple<Types...>&) {
+  return detail::as_type_tuple(typename detail::unique_list<detail::type_list<typename Types::type...>>::type{});
 }
 
 /// Position of the first `hana::type` of `E` in `list`; the list's length
@@ -174,8 +187,9 @@ constexpr std::size_t type_index(const hana::tuple<Types...>&) {
 /// subexpression used twice is one node).
 template <class E>
 constexpr auto distinct_nodes() {
-  return unique_types(
-      hana::filter(subexpressions<E>(), [](auto t) { return hana::bool_c<makes_node<typename decltype(t)::type>>; }));
+  return detail::as_type_tuple(
+      typename detail::unique_list<
+          typename detail::filter_list<detail::makes_node_pred, typename detail::post_order<E>::type>::type>::type{});
 }
 
 /// Number of leaf slots a loop over `E` reads: every node that is neither

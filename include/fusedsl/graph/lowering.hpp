@@ -14,13 +14,16 @@
 /// prime as its hint, and two iteration spaces have equal hinted numel
 /// exactly when they are products of the same symbols.
 #pragma once
-#include <cstdint>  // std::int64_t
-#include <string>   // std::string
-#include <utility>  // std::move
-#include <vector>   // std::vector
+#include <algorithm>    // std::find
+#include <array>        // std::array
+#include <cstdint>      // std::int64_t
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::move
+#include <vector>       // std::vector
 
-#include <fusedsl/core/hana.hpp>                // hana: walking statement and node types
-#include <fusedsl/expr/traverse.hpp>            // subexpressions, unique_types
+#include <fusedsl/expr/traverse.hpp>            // post_order, type_tag, makes_node
 #include <fusedsl/graph/detail/index_expr.hpp>  // detail::to_decimal
 #include <fusedsl/graph/graph.hpp>              // graph, node_spec, deps
 #include <fusedsl/program/program.hpp>          // program, placeholder, role
@@ -58,7 +61,7 @@ struct pending_node {
   std::vector<read> reads;
   std::vector<std::string> star_reads;
   std::vector<std::pair<std::string, std::string>> weak_reads;  ///< (buffer, mutating buffer)
-  std::string dtype;                                            ///< torch spelling, for byte sizes
+  dtype value_dtype = dtype::f32;                               ///< element type of the buffer it writes
   int statement = -1;                                           ///< the statement it comes from
   int distinct = -1;           ///< its position among the statement's distinct nodes; -1: the statement's value
   bool writes_target = false;  ///< it writes the statement's target
@@ -67,15 +70,16 @@ struct pending_node {
 /// A placeholder's state while lowering: its axes and its current buffer.
 struct leaf_state {
   std::string name;
+  const void* type = nullptr;  ///< the placeholder type's tag (one type per name: program checks it)
   std::vector<int> axes;
-  int version = 0;          ///< writes so far
-  bool holds_value = true;  ///< version 0 is a value (inputs, inout) rather than unwritten memory
-  std::string dtype;
+  int version = 0;            ///< writes so far
+  bool holds_value = true;    ///< version 0 is a value (inputs, inout) rather than unwritten memory
+  std::string buffer;         ///< the current buffer: the name, then name@1, name@2, ... after each write
   std::int64_t itemsize = 4;  ///< bytes per element of the current buffer (that of the node that wrote it)
-  constexpr std::string buffer() const {
-    // Not `?:`: g++ 12 cannot copy a string out of a conditional in constant evaluation.
-    if (version == 0) return name;
-    return name + "@" + detail::to_decimal(version);
+  /// A write: the next version becomes the current buffer.
+  constexpr void write() {
+    ++version;
+    buffer = name + "@" + detail::to_decimal(version);
   }
 };
 
@@ -85,16 +89,85 @@ constexpr const char* torch_dtype(dtype d) {
   return names[static_cast<int>(d)];
 }
 
-/// The name of placeholder or param `L` as a std::string, copied character
-/// by character: std::string's string_view constructor compares the data
-/// pointer with null, which g++ cannot fold for a template parameter object
-/// (the name) when null-pointer checks are kept (-fsanitize=address,undefined).
-template <class L>
-constexpr std::string name_of() {
-  std::string name;
-  for (char c : L::name.view()) name.push_back(c);
-  return name;
+/// What the lowering needs to know of one subexpression: the kind of thing it is.
+enum class cell_kind : unsigned char {
+  node,         ///< a reduction or a realized value: a node of its own
+  pointwise,    ///< inlined into the loop that reads it
+  placeholder,  ///< a named tensor
+  tensor,       ///< a tensor inside the expression: an input of its own
+  scalar,       ///< constants and params: no memory
+};
+
+/// One subexpression of a statement's value, as plain data. A statement is
+/// lowered from its subexpressions in post-order (operands before their node),
+/// so that a program instantiates one small description per subexpression
+/// type and the lowering itself is ordinary code, compiled once.
+struct cell {
+  cell_kind kind = cell_kind::scalar;
+  int arity = 0;                   ///< operands (pointwise nodes; a node has one)
+  const void* type = nullptr;      ///< nodes and placeholders: their type's tag (a repeated subexpression is one node)
+  dtype value_dtype = dtype::f32;  ///< element type of its value
+  std::string_view name;           ///< placeholders: the name
+  const char* op = nullptr;        ///< nodes: the reduction's name, or "realize"
+  bool holds_value = false;        ///< placeholders: version 0 is a value (in, inout)
+  int rank = 0;                    ///< placeholders: their rank; nodes: the operand's rank
+  bool reduction = false;          ///< nodes: a reduction (else a realized value)
+  bool keep_axes = false;          ///< reductions: reduced axes stay as size-1 axes
+  int axis_count = 0;              ///< reductions: reduced axes listed (0: all)
+  const int* axes = nullptr;       ///< reductions: the axes listed, negative ones from the end
+};
+
+/// Operand count of a pointwise node.
+template <class E>
+inline constexpr int arity_of = 0;
+template <class Op, class... Args>
+inline constexpr int arity_of<pointwise<Op, Args...>> = sizeof...(Args);
+
+/// The description of subexpression `E`.
+template <class E>
+constexpr cell cell_of() {
+  cell c;
+  c.value_dtype = E::value_dtype;
+  if constexpr (makes_node<E>) {
+    c.kind = cell_kind::node;
+    c.arity = 1;
+    c.type = &detail::type_tag<E>;
+    if constexpr (is_reduction_node<E>) {
+      c.reduction = true;
+      c.op = E::op_type::name;
+      c.rank = decltype(std::declval<E>().arg)::rank;
+      c.keep_axes = E::keep_axes;
+      c.axis_count = E::axes_type::count;
+      c.axes = E::axes_type::values;
+    } else {
+      c.op = "realize";
+    }
+  } else if constexpr (is_pointwise_node<E>) {
+    c.kind = cell_kind::pointwise;
+    c.arity = arity_of<E>;
+  } else if constexpr (requires { E::role_of; }) {
+    c.kind = cell_kind::placeholder;
+    c.type = &detail::type_tag<E>;
+    c.name = E::name.view();
+    c.holds_value = E::role_of == role::in || E::role_of == role::inout;
+    c.rank = E::rank;
+  } else if constexpr (requires { std::declval<E>().view; }) {
+    c.kind = cell_kind::tensor;
+  }
+  return c;
 }
+
+/// The subexpressions of a statement's value (a post-order type list), described once per value type.
+template <class List>
+struct cells_of;
+template <class... E>
+struct cells_of<detail::type_list<E...>> {
+  static constexpr std::array<cell, sizeof...(E)> value{cell_of<E>()...};
+};
+
+/// A placeholder as a cell (a statement's target).
+template <class L>
+inline constexpr cell target_cell = cell_of<L>();
 
 /// The whole lowering state of one program.
 struct lowering {
@@ -132,19 +205,23 @@ struct lowering {
     return result;
   }
 
-  template <class L>
-  constexpr leaf_state& leaf() {
+  /// The state of placeholder `p` (a placeholder cell), created on first sight.
+  constexpr leaf_state& leaf(const cell& p) {
     for (auto& l : leaves)
-      if (l.name == L::name.view()) return l;
+      if (l.type == p.type) return l;
     leaf_state l;  // filled member by member: nvcc's constexpr mishandles aggregates holding strings
-    l.name = name_of<L>();
-    l.holds_value = true;
-    l.dtype = torch_dtype(L::value_dtype);
-    l.itemsize = detail::dtype_itemsize(l.dtype);
-    if constexpr (requires { L::role_of; }) l.holds_value = L::role_of == role::in || L::role_of == role::inout;
+    // Copied character by character: std::string's string_view constructor
+    // compares the data pointer with null, which g++ cannot fold for a
+    // template parameter object (the name) when null-pointer checks are kept
+    // (-fsanitize=address,undefined).
+    for (char c : p.name) l.name.push_back(c);
+    l.type = p.type;
+    l.buffer = l.name;
+    l.holds_value = p.holds_value;
+    l.itemsize = static_cast<std::int64_t>(size_of(p.value_dtype));
     // A dynamic rank is planned as one axis: the executor checks the real
     // shapes of every fused group before it runs it fused.
-    for (int i = 0; i < (L::rank == dynamic_rank ? 1 : L::rank); ++i) l.axes.push_back(new_symbol());
+    for (int i = 0; i < (p.rank == dynamic_rank ? 1 : p.rank); ++i) l.axes.push_back(new_symbol());
     leaves.push_back(l);
     return leaves.back();
   }
@@ -162,110 +239,126 @@ struct lowering {
   }
 };
 
-/// Lowering of one statement (index `Index`, value type `V`).
-template <class V, std::size_t Index>
+/// Lowering of one statement's value (statement `index`, subexpressions `cells` in post-order).
 struct statement_lowering {
-  static constexpr auto distinct = distinct_nodes<V>();
-  lowering& state;
-  std::vector<std::string> buffers = std::vector<std::string>(hana::length(distinct).value);
-  std::vector<std::vector<int>> shapes = std::vector<std::vector<int>>(hana::length(distinct).value);
-  int tensors = 0;  ///< tensors met so far (each an input of its own)
+  // Pointers, not a reference and a span: nvcc's front end takes a class
+  // with those members for a non-literal type.
+  lowering* state;
+  const cell* cells;
+  std::size_t index;
+  std::vector<int> operands, operand_start;  ///< per cell, its operands' positions: operands[operand_start[i]...]
+  std::vector<const void*> distinct;         ///< node types, in order of first occurrence
+  std::vector<std::string> buffers;          ///< per distinct node, once lowered
+  std::vector<std::vector<int>> shapes;      ///< per distinct node, once lowered
+  int tensors = 0;                           ///< tensors met so far (each an input of its own)
 
-  /// The symbolic shape of `E`, adding its reads to `reads` and lowering the
-  /// nodes below it on first sight.
-  template <class E>
-  constexpr std::vector<int> visit(std::vector<read>& reads) {
-    if constexpr (makes_node<E>) {
-      constexpr std::size_t k = type_index<E>(distinct);
-      if (buffers[k].empty()) lower_node<E>(k);
-      add_read(reads, buffers[k], shapes[k], detail::dtype_itemsize(torch_dtype(E::value_dtype)));
-      return shapes[k];
-    } else if constexpr (is_pointwise_node<E>) {
-      std::vector<int> result;
-      // A fold rather than hana::for_each: nvcc's front end cannot call
-      // through for_each's function pointer in constant evaluation.
-      hana::unpack(detail::children<E>::value, [&](auto... t) {
-        ((result = state.broadcast(result, visit<typename decltype(t)::type>(reads))), ...);
-      });
-      return result;
-    } else if constexpr (requires { E::role_of; }) {
-      const leaf_state& l = state.template leaf<E>();
-      add_read(reads, l.buffer(), l.axes, l.itemsize);
-      return l.axes;
-    } else if constexpr (requires { std::declval<E>().view; }) {  // a tensor inside the expression: an input
-      const std::vector<int> axes{state.new_symbol()};
-      add_read(reads, "tensor" + detail::to_decimal(tensors++), axes, 4);  // planned as float32
-      return axes;
-    } else {
-      return {};  // constants and params: scalars, no memory
+  constexpr statement_lowering(lowering& s, std::span<const cell> c, std::size_t i)
+      : state(&s), cells(c.data()), index(i) {
+    std::vector<int> stack;  // roots of the subtrees read so far
+    for (std::size_t p = 0; p < c.size(); ++p) {
+      const cell& e = cells[p];
+      operand_start.push_back(static_cast<int>(operands.size()));
+      operands.insert(operands.end(), stack.end() - e.arity, stack.end());
+      stack.resize(stack.size() - static_cast<std::size_t>(e.arity));
+      stack.push_back(static_cast<int>(p));
+      if (e.kind == cell_kind::node && std::find(distinct.begin(), distinct.end(), e.type) == distinct.end())
+        distinct.push_back(e.type);
+    }
+    operand_start.push_back(static_cast<int>(operands.size()));
+    buffers.resize(distinct.size());
+    shapes.resize(distinct.size());
+  }
+
+  /// The symbolic shape of cell `p`, adding its reads to `reads` and lowering
+  /// the nodes below it on first sight.
+  constexpr std::vector<int> visit(int p, std::vector<read>& reads) {
+    const cell& e = cells[static_cast<std::size_t>(p)];
+    switch (e.kind) {
+      case cell_kind::node: {
+        const auto k = static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), e.type) - distinct.begin());
+        if (buffers[k].empty()) lower_node(p, k);
+        add_read(reads, buffers[k], shapes[k], static_cast<std::int64_t>(size_of(e.value_dtype)));
+        return shapes[k];
+      }
+      case cell_kind::pointwise: {
+        std::vector<int> result;
+        for (int o = operand_start[static_cast<std::size_t>(p)]; o < operand_start[static_cast<std::size_t>(p) + 1];
+             ++o)
+          result = state->broadcast(result, visit(operands[static_cast<std::size_t>(o)], reads));
+        return result;
+      }
+      case cell_kind::placeholder: {
+        const leaf_state& l = state->leaf(e);
+        add_read(reads, l.buffer, l.axes, l.itemsize);
+        return l.axes;
+      }
+      case cell_kind::tensor: {
+        const std::vector<int> axes{state->new_symbol()};
+        add_read(reads, "tensor" + detail::to_decimal(tensors++), axes, 4);  // planned as float32
+        return axes;
+      }
+      default: return {};
     }
   }
 
-  template <class E>
-  constexpr void lower_node(std::size_t k) {
+  constexpr void lower_node(int p, std::size_t k) {
+    const cell& e = cells[static_cast<std::size_t>(p)];
+    const int operand = operands[static_cast<std::size_t>(operand_start[static_cast<std::size_t>(p)])];
     pending_node node;
-    if constexpr (is_reduction_node<E>) {
-      using A = decltype(std::declval<E>().arg);
+    node.space = visit(operand, node.reads);
+    if (e.reduction) {
       node.kind = node_kind::reduction;
-      node.space = visit<A>(node.reads);
-      if (A::rank == dynamic_rank && E::axes_type::count > 0)  // planned as one kept and one reduced axis
-        node.space = {state.new_symbol(), state.new_symbol()};
+      const bool dynamic = e.rank == dynamic_rank && e.axis_count > 0;
+      if (dynamic) node.space = {state->new_symbol(), state->new_symbol()};  // planned as one kept and one reduced axis
       const int rank = static_cast<int>(node.space.size());
-      node.reduced.assign(node.space.size(), E::axes_type::count == 0);
-      if (A::rank == dynamic_rank && E::axes_type::count > 0) node.reduced[1] = true;
+      node.reduced.assign(node.space.size(), e.axis_count == 0);
+      if (dynamic) node.reduced[1] = true;
       else
-        for (int i = 0; i < E::axes_type::count; ++i) {
-          const int a = E::axes_type::values[i];
+        for (int i = 0; i < e.axis_count; ++i) {
+          const int a = e.axes[i];
           node.reduced[static_cast<std::size_t>(a < 0 ? a + rank : a)] = true;
         }
       for (std::size_t d = 0; d < node.space.size(); ++d) {
         if (!node.reduced[d]) shapes[k].push_back(node.space[d]);
-        else if (E::keep_axes) shapes[k].push_back(unit_axis);
+        else if (e.keep_axes) shapes[k].push_back(unit_axis);
       }
     } else {  // realize
-      using A = std::remove_cvref_t<decltype(hana::at_c<0>(std::declval<E>().args))>;
-      node.space = visit<A>(node.reads);
       node.reduced.assign(node.space.size(), false);
       shapes[k] = node.space;
     }
-    node.dtype = torch_dtype(E::value_dtype);
-    node.statement = static_cast<int>(Index);
+    node.value_dtype = e.value_dtype;
+    node.statement = static_cast<int>(index);
     node.distinct = static_cast<int>(k);
-    buffers[k] = node.buffer = "s" + detail::to_decimal(Index) + "." + node_name<E>() + detail::to_decimal(k);
-    state.nodes.push_back(std::move(node));
-  }
-
-  template <class E>
-  static constexpr std::string node_name() {
-    if constexpr (is_reduction_node<E>) return E::op_type::name;
-    else return "realize";
+    buffers[k] = node.buffer = "s" + detail::to_decimal(static_cast<std::int64_t>(index)) + "." + e.op +
+                               detail::to_decimal(static_cast<std::int64_t>(k));
+    state->nodes.push_back(std::move(node));
   }
 };
 
-/// Lowers statement `S` (at position `Index`) into `state`.
-template <std::size_t Index, class S>
-constexpr void lower_statement(lowering& state) {
-  using V = typename S::value_type;
-  using T = typename S::target_type;
-  statement_lowering<V, Index> lowering_of{state};
+/// Lowers statement `index` (value `cells`, in post-order; target `target`) into `state`.
+constexpr void lower_statement(lowering& state, std::size_t index, std::span<const cell> cells,
+                               const cell& target_leaf) {
+  statement_lowering lowering_of(state, cells, index);
   std::vector<read> reads;
-  std::vector<int> value = lowering_of.template visit<V>(reads);
+  reads.reserve(cells.size());  // at most one per cell: no read is moved to a larger array
+  std::vector<int> value = lowering_of.visit(static_cast<int>(cells.size()) - 1, reads);
+  const cell& root = cells.back();
 
-  leaf_state& target = state.template leaf<T>();
-  const std::string old_buffer = target.buffer();
+  leaf_state& target = state.leaf(target_leaf);
+  const std::string old_buffer = target.buffer;
   const bool in_place = target.version > 0 || target.holds_value;
   // The value broadcasts into the target: aligned symbols are equal.
   while (value.size() > target.axes.size() && value.front() == unit_axis) value.erase(value.begin());
   // The value's own node writes the target when it covers it one to one: no
   // kept reduced (size-1) axis would have to broadcast into the target.
-  bool direct = makes_node<V> && value.size() == target.axes.size();
+  bool direct = root.kind == cell_kind::node && value.size() == target.axes.size();
   for (int v : value) direct = direct && v != unit_axis;
   for (std::size_t i = 0; i < value.size() && i < target.axes.size(); ++i) {
     const int v = value[value.size() - 1 - i];
     if (v != unit_axis) state.unite(v, target.axes[target.axes.size() - 1 - i]);
   }
-  ++target.version;
-  const std::string new_buffer = target.buffer();
+  target.write();
+  const std::string& new_buffer = target.buffer;
 
   pending_node node;
   if (direct) {  // the value's own node writes the target
@@ -274,9 +367,9 @@ constexpr void lower_statement(lowering& state) {
   } else {
     node.space = target.axes;
     node.reduced.assign(node.space.size(), false);
-    node.reads = reads;
-    node.dtype = torch_dtype(T::value_dtype);
-    node.statement = static_cast<int>(Index);
+    node.reads = std::move(reads);
+    node.value_dtype = target_leaf.value_dtype;
+    node.statement = static_cast<int>(index);
   }
   node.buffer = new_buffer;
   node.writes_target = true;
@@ -288,7 +381,7 @@ constexpr void lower_statement(lowering& state) {
       node.weak_reads.back().second = new_buffer;
     }
   }
-  target.itemsize = detail::dtype_itemsize(node.dtype);
+  target.itemsize = static_cast<std::int64_t>(size_of(node.value_dtype));
   state.nodes.push_back(std::move(node));
 }
 
@@ -338,9 +431,10 @@ constexpr graph build_graph(const lowering& state) {
     for (std::size_t d = 0; d < n.space.size(); ++d)
       if (n.reduced[d]) order.push_back(d);
     node_spec spec;
+    spec.reads.reserve(n.reads.size() + n.star_reads.size() + n.weak_reads.size());
     spec.name = n.buffer;
     spec.kind = n.kind;
-    spec.dtype = n.dtype;
+    spec.dtype = torch_dtype(n.value_dtype);
     for (std::size_t d = 0; d < n.space.size(); ++d)
       (n.reduced[d] ? spec.rnumel : spec.numel) *= axis_hint(hint, n.space[d]);
     const auto memory = [&](const std::string& buffer, const std::vector<int>& axes, std::int64_t itemsize) {
@@ -355,38 +449,47 @@ constexpr graph build_graph(const lowering& state) {
     std::vector<int> written = n.space;  // the kept-axes shape of the output
     for (std::size_t d = 0; d < written.size(); ++d)
       if (n.reduced[d]) written[d] = unit_axis;
-    spec.writes.push_back(memory(n.buffer, written, detail::dtype_itemsize(n.dtype)));
+    spec.writes.push_back(memory(n.buffer, written, static_cast<std::int64_t>(size_of(n.value_dtype))));
     g.add_node(std::move(spec));
   }
   for (const leaf_state& l : state.leaves)
     for (const std::string& o : state.outputs)
-      if (o == l.name && l.version > 0) g.add_output(l.buffer());
+      if (o == l.name && l.version > 0) g.add_output(l.buffer);
   g.finalize();
   return g;
 }
 
 }  // namespace lowering_detail
 
+namespace lowering_detail {
+/// True for a placeholder whose final value the program must store (out, inout).
+template <class L>
+constexpr bool is_output_leaf() {
+  if constexpr (requires { L::role_of; }) return L::role_of == role::out || L::role_of == role::inout;
+  else return false;
+}
+
+/// The lowering of the program of statements `S`, then its outputs (among named leaves `L`).
+template <class... S, class... L>
+constexpr lowering lower_program(detail::type_list<S...>, detail::type_list<L...>) {
+  lowering state;
+  std::size_t index = 0;
+  (lower_statement(state, index++, cells_of<typename detail::post_order<typename S::value_type>::type>::value,
+                   target_cell<typename S::target_type>),
+   ...);
+  const auto add_output = [&](std::string_view name) {
+    state.outputs.emplace_back();
+    for (char c : name) state.outputs.back().push_back(c);  // see lowering::leaf
+  };
+  ((is_output_leaf<L>() ? add_output(L::name.view()) : void()), ...);
+  return state;
+}
+}  // namespace lowering_detail
+
 /// The lowering of program `P`: its nodes before size hints, in order.
 template <class P>
 constexpr lowering_detail::lowering lower() {
-  lowering_detail::lowering state;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (lowering_detail::lower_statement<I, std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<P>().statements))>>(
-         state),
-     ...);
-  }
-  (std::make_index_sequence<decltype(hana::length(std::declval<P>().statements))::value>{});
-  hana::unpack(P::named_leaves, [&](auto... t) {
-    const auto add_output = [&](auto leaf) {
-      using L = typename decltype(leaf)::type;
-      if constexpr (requires { L::role_of; })
-        if constexpr (L::role_of == role::out || L::role_of == role::inout)
-          state.outputs.push_back(lowering_detail::name_of<L>());
-    };
-    (add_output(t), ...);
-  });
-  return state;
+  return lowering_detail::lower_program(typename P::statement_list{}, typename P::named_leaf_list{});
 }
 
 /// The scheduler graph of program `P` (computable in constant evaluation).

@@ -35,17 +35,17 @@ constexpr bool has_local_role() {
 template <class T>
 inline constexpr bool is_local = has_local_role<T>();
 
-/// Every named leaf (placeholders and params) a statement mentions, target first.
-template <class S>
-constexpr auto named_leaves_of_statement() {
-  return hana::prepend(hana::filter(subexpressions<typename S::value_type>(),
-                                    [](auto t) { return hana::bool_c<is_named_leaf<typename decltype(t)::type>>; }),
-                       hana::type_c<typename S::target_type>);
-}
-
-/// A distinct address per type, to compare types as values in constant evaluation.
+/// `is_named_leaf` as a type, for filter_list.
 template <class T>
-inline constexpr char type_tag = 0;
+struct named_leaf_pred : std::bool_constant<is_named_leaf<T>> {};
+
+/// The named leaves a statement's value reads, in post-order (repeats included), as a type list.
+template <class S>
+using named_reads = typename filter_list<named_leaf_pred, typename post_order<typename S::value_type>::type>::type;
+
+/// Every named leaf (placeholders and params) a statement mentions, target first, as a type list.
+template <class S>
+using named_leaves_of_statement = typename concat<type_list<typename S::target_type>, named_reads<S>>::type;
 
 /// What the checks need to know of a named leaf, as a value.
 struct named_leaf_info {
@@ -54,15 +54,14 @@ struct named_leaf_info {
   bool local;
 };
 
-/// The names of the named leaves a statement's value reads (repeats included).
-template <class S>
-constexpr auto names_read() {
-  return hana::unpack(hana::filter(subexpressions<typename S::value_type>(),
-                                   [](auto t) { return hana::bool_c<is_named_leaf<typename decltype(t)::type>>; }),
-                      [](auto... t) {
-                        return std::array<std::string_view, sizeof...(t)>{decltype(t)::type::name.view()...};
-                      });
-}
+/// The names of the named leaves a statement's value reads (repeats included),
+/// computed once per statement type.
+template <class List>
+struct leaf_names;
+template <class... T>
+struct leaf_names<type_list<T...>> {
+  static constexpr std::array<std::string_view, sizeof...(T)> value{T::name.view()...};
+};
 
 /// Where a program first reads, last reads and first writes a named leaf
 /// (statement positions; the statement count, or -1, when it does not).
@@ -75,7 +74,7 @@ template <class... Statements>
 constexpr leaf_usage usage_of(std::string_view name) {
   constexpr std::size_t count = sizeof...(Statements);
   const bool reads[] = {[&] {
-                          for (std::string_view n : names_read<Statements>())
+                          for (std::string_view n : leaf_names<named_reads<Statements>>::value)
                             if (n == name) return true;
                           return false;
                         }()...,
@@ -90,14 +89,10 @@ constexpr leaf_usage usage_of(std::string_view name) {
   return u;
 }
 
-/// The named leaves of a list as values.
-template <class Leaves>
-constexpr auto leaf_infos(Leaves leaves) {
-  return hana::unpack(leaves, [](auto... t) {
-    return std::array<named_leaf_info, sizeof...(t)>{named_leaf_info{decltype(t)::type::name.view(),
-                                                                     &type_tag<typename decltype(t)::type>,
-                                                                     is_local<typename decltype(t)::type>}...};
-  });
+/// The named leaves of a type list as values.
+template <class... L>
+constexpr std::array<named_leaf_info, sizeof...(L)> leaf_infos(type_list<L...>) {
+  return {named_leaf_info{L::name.view(), &type_tag<L>, is_local<L>}...};
 }
 
 /// True when named leaves with equal names are the same declaration.
@@ -134,15 +129,19 @@ struct program {
   static_assert((detail::is_statement<Statements> && ...),
                 "fusedsl: a program is made of statements `target = expression` (or +=, -=, *=, /=)");
 
-  /// The distinct named leaves (placeholders and params), in order of first mention.
-  static constexpr auto named_leaves =
-      unique_types(hana::flatten(hana::make_tuple(detail::named_leaves_of_statement<Statements>()...)));
+  /// The statement types, as a type list.
+  using statement_list = detail::type_list<Statements...>;
+  /// The distinct named leaves (placeholders and params), in order of first mention, as a type list.
+  using named_leaf_list = typename detail::unique_list<
+      typename detail::concat<detail::named_leaves_of_statement<Statements>...>::type>::type;
+  /// The distinct named leaves as a tuple of `hana::type`s.
+  static constexpr auto named_leaves = detail::as_type_tuple(named_leaf_list{});
 
   hana::tuple<Statements...> statements;
 
-  static_assert(detail::consistent_names(named_leaves),
+  static_assert(detail::consistent_names(named_leaf_list{}),
                 "fusedsl: two different placeholders of a program share one name: give each its own name");
-  static_assert(detail::locals_written_first<Statements...>(named_leaves),
+  static_assert(detail::locals_written_first<Statements...>(named_leaf_list{}),
                 "fusedsl: a local placeholder is read before any statement assigns it");
 
   constexpr program(Statements... s) : statements(s...) {}
