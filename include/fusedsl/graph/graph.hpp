@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fusedsl/core/error.hpp>
+#include <fusedsl/graph/detail/elements.hpp>
 #include <fusedsl/graph/dep.hpp>
 #include <fusedsl/graph/detail/index_expr.hpp>
 #include <fusedsl/graph/detail/intern.hpp>
@@ -21,10 +22,10 @@ namespace detail {
 struct access_hash {
   constexpr std::uint64_t operator()(const access& a) const {
     std::uint64_t h = hash_mix(a.affine ? 1 : 2, a.sizes.size());
-    for (auto s : a.sizes) h = hash_mix(h, static_cast<std::uint64_t>(s));
+    for (auto s : detail::elements(a.sizes)) h = hash_mix(h, static_cast<std::uint64_t>(s));
     if (a.affine) {
       h = hash_mix(h, static_cast<std::uint64_t>(a.offset));
-      for (auto s : a.strides) h = hash_mix(h, static_cast<std::uint64_t>(s));
+      for (auto s : detail::elements(a.strides)) h = hash_mix(h, static_cast<std::uint64_t>(s));
     } else {
       h = hash_mix(h, hash_bytes(a.text));
     }
@@ -234,7 +235,7 @@ constexpr int graph::compile_dep(const node_spec& n, const dep_spec& d) {
   out.bytes = d.bytes;
   if (d.buffer.empty()) throw error("node " + n.name + ": a dep has an empty buffer name");
   if (d.kind == dep_kind::memory) {
-    for (auto s : d.sizes)
+    for (auto s : detail::elements(d.sizes))
       if (s < 0) throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has a negative size");
     access a;
     a.sizes = d.sizes;
@@ -286,8 +287,8 @@ constexpr void graph::order_topologically() {
   auto written = [](const node_spec& s) {
     std::vector<std::string> out = s.buffers;
     if (out.empty())
-      for (const auto& w : s.writes)
-        if (std::find(out.begin(), out.end(), w.buffer) == out.end()) out.push_back(w.buffer);
+      for (const auto& w : detail::elements(s.writes))
+        if (!detail::contains(out, w.buffer)) out.push_back(w.buffer);
     return out;
   };
   for (std::size_t i = 0; i < n; ++i)
@@ -302,7 +303,7 @@ constexpr void graph::order_topologically() {
   std::vector<std::vector<int>> preds(n);
   bool sorted = true;
   for (std::size_t i = 0; i < n; ++i)
-    for (const auto& r : specs_[i].reads) {
+    for (const auto& r : detail::elements(specs_[i].reads)) {
       int b = bufs.find(r.buffer);
       if (b < 0) continue;
       int w = writer[static_cast<std::size_t>(b)];
@@ -315,7 +316,7 @@ constexpr void graph::order_topologically() {
   std::vector<std::vector<int>> succ(n);
   std::vector<int> indeg(n, 0);
   for (std::size_t i = 0; i < n; ++i)
-    for (int p : preds[i]) {
+    for (int p : detail::elements(preds[i])) {
       succ[static_cast<std::size_t>(p)].push_back(static_cast<int>(i));
       ++indeg[i];
     }
@@ -341,7 +342,7 @@ constexpr void graph::order_topologically() {
   }
   std::vector<node_spec> out;
   out.reserve(n);
-  for (int v : order) out.push_back(specs_[static_cast<std::size_t>(v)]);
+  for (int v : detail::elements(order)) out.push_back(specs_[static_cast<std::size_t>(v)]);
   specs_ = std::move(out);
 }
 
@@ -352,11 +353,10 @@ constexpr void graph::infer_mutation(int i) {
   graph_node& nd = nodes_[static_cast<std::size_t>(i)];
   int weak_mutating = -1, weak_target = -1;
   std::vector<int> stars;
-  for (int r : nd.reads) {
+  for (int r : detail::elements(nd.reads)) {
     const dep& d = deps_[r];
     if (d.kind == dep_kind::star) stars.push_back(d.buffer);
-    if (d.kind == dep_kind::weak && weak_mutating < 0 &&
-        std::find(nd.buffers.begin(), nd.buffers.end(), d.mutating) != nd.buffers.end()) {
+    if (d.kind == dep_kind::weak && weak_mutating < 0 && detail::contains(nd.buffers, d.mutating)) {
       weak_mutating = d.mutating;
       weak_target = d.buffer;
     }
@@ -365,7 +365,7 @@ constexpr void graph::infer_mutation(int i) {
   if (weak_mutating >= 0) {
     int prev = buffers_[static_cast<std::size_t>(weak_target)].producer;
     if (prev >= 0)
-      for (int s : stars)
+      for (int s : detail::elements(stars))
         for (int r : nodes_[static_cast<std::size_t>(prev)].reads)
           if (updated < 0 && deps_[r].buffer == s) updated = s;
     if (updated < 0 && stars.size() == 1) updated = stars[0];
@@ -387,6 +387,7 @@ constexpr void graph::infer_mutation(int i) {
 constexpr void graph::finalize() {
   order_topologically();
   nodes_.clear();
+  nodes_.reserve(specs_.size());
   node_names_ = {};
   buffer_names_ = {};
   devices_ = {};
@@ -396,10 +397,11 @@ constexpr void graph::finalize() {
   buffers_.clear();
   auto grow_buffers = [&] { buffers_.resize(static_cast<std::size_t>(buffer_names_.size())); };
   auto add_unique = [](std::vector<int>& v, int x) {
-    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    if (!detail::contains(v, x)) v.push_back(x);
   };
 
-  for (const auto& s : specs_) {
+  std::vector<std::int64_t> itemsizes;  // per interned dtype, parsed once rather than once per node
+  for (const auto& s : detail::elements(specs_)) {
     graph_node nd;
     nd.name = s.name;
     node_names_.intern(s.name);
@@ -409,33 +411,35 @@ constexpr void graph::finalize() {
     nd.rnumel = s.rnumel;
     if (s.numel < 0 || s.rnumel < 0) throw error("node " + s.name + ": group: negative numel or rnumel");
     nd.dtype = s.dtype.empty() ? -1 : dtypes_.intern(s.dtype);
+    if (nd.dtype == static_cast<int>(itemsizes.size())) itemsizes.push_back(detail::dtype_itemsize(s.dtype));
+    const std::int64_t itemsize = nd.dtype < 0 ? 4 : itemsizes[static_cast<std::size_t>(nd.dtype)];
     if (s.members.empty()) nd.members.push_back(s.name);  // not `?:`: g++ 12 mis-tracks the temporary in constexpr
     else nd.members = s.members;
-    for (const auto& d : s.reads) add_unique(nd.reads, compile_dep(s, d));
-    for (const auto& d : s.writes) add_unique(nd.writes, compile_dep(s, d));
+    for (const auto& d : detail::elements(s.reads)) add_unique(nd.reads, compile_dep(s, d));
+    for (const auto& d : detail::elements(s.writes)) add_unique(nd.writes, compile_dep(s, d));
     if (s.buffers.empty()) {
-      for (int w : nd.writes) add_unique(nd.buffers, deps_[w].buffer);
+      for (int w : detail::elements(nd.writes)) add_unique(nd.buffers, deps_[w].buffer);
     } else {
-      for (const auto& b : s.buffers) add_unique(nd.buffers, buffer_names_.intern(b));
+      for (const auto& b : detail::elements(s.buffers)) add_unique(nd.buffers, buffer_names_.intern(b));
     }
     grow_buffers();
     int id = static_cast<int>(nodes_.size());
-    for (int b : nd.buffers) {
+    for (int b : detail::elements(nd.buffers)) {
       auto& bi = buffers_[static_cast<std::size_t>(b)];
       bi.producer = id;
       bi.dtype = nd.dtype;
-      bi.itemsize = detail::dtype_itemsize(s.dtype);
+      bi.itemsize = itemsize;
     }
-    for (int w : nd.writes) {
+    for (int w : detail::elements(nd.writes)) {
       auto& bi = buffers_[static_cast<std::size_t>(deps_[w].buffer)];
       bi.bytes = std::max(bi.bytes, deps_[w].bytes);
     }
     // Loop ranges: the longest MemoryDep sizes, split into pointwise and reduction parts.
     const std::vector<std::int64_t>* longest = nullptr;
-    for (int r : nd.writes)
+    for (int r : detail::elements(nd.writes))
       if (deps_[r].kind == dep_kind::memory && (!longest || accesses_[deps_[r].access].sizes.size() > longest->size()))
         longest = &accesses_[deps_[r].access].sizes;
-    for (int r : nd.reads)
+    for (int r : detail::elements(nd.reads))
       if (deps_[r].kind == dep_kind::memory && (!longest || accesses_[deps_[r].access].sizes.size() > longest->size()))
         longest = &accesses_[deps_[r].access].sizes;
     if (longest) {
@@ -454,14 +458,14 @@ constexpr void graph::finalize() {
       nd.pointwise_ranges = 1;
       if (nd.rnumel != 1) nd.ranges.push_back(nd.rnumel);
     }
-    nodes_.push_back(nd);
+    nodes_.push_back(std::move(nd));
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) infer_mutation(static_cast<int>(i));
 
   // Users, unmet deps and predecessors.
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     graph_node& nd = nodes_[i];
-    for (int r : nd.reads) {
+    for (int r : detail::elements(nd.reads)) {
       const dep& d = deps_[r];
       auto& users = buffers_[static_cast<std::size_t>(d.buffer)].users;
       bool weak = d.kind == dep_kind::weak;
@@ -477,8 +481,8 @@ constexpr void graph::finalize() {
     }
     std::sort(nd.preds.begin(), nd.preds.end());
   }
-  for (auto& nd : nodes_) std::sort(nd.users.begin(), nd.users.end());
-  for (const auto& o : output_names_) {
+  for (auto& nd : detail::elements(nodes_)) std::sort(nd.users.begin(), nd.users.end());
+  for (const auto& o : detail::elements(output_names_)) {
     int b = buffer_names_.intern(o);
     grow_buffers();
     buffers_[static_cast<std::size_t>(rename(b))].output = true;
@@ -497,21 +501,21 @@ constexpr std::vector<std::string> graph::eliminate_dead_nodes() {
   // Live (non-weak) uses per buffer, from nodes not removed.
   std::vector<int> live(buffers_.size(), 0);
   for (std::size_t b = 0; b < buffers_.size(); ++b)
-    for (const auto& u : buffers_[b].users)
+    for (const auto& u : detail::elements(buffers_[b].users))
       if (!u.weak) ++live[b];
   std::vector<std::string> names;
   for (int i = n - 1; i >= 0; --i) {
     const graph_node& nd = nodes_[static_cast<std::size_t>(i)];
     bool active = false;
-    for (int b : nd.buffers)
+    for (int b : detail::elements(nd.buffers))
       if (buffers_[static_cast<std::size_t>(b)].output || live[static_cast<std::size_t>(b)] > 0) active = true;
     if (active) continue;
     removed[static_cast<std::size_t>(i)] = 1;
     names.push_back(nd.name);
     std::vector<int> seen;
-    for (int r : nd.reads) {
+    for (int r : detail::elements(nd.reads)) {
       const dep& d = deps_[r];
-      if (d.kind == dep_kind::weak || std::find(seen.begin(), seen.end(), d.buffer) != seen.end()) continue;
+      if (d.kind == dep_kind::weak || detail::contains(seen, d.buffer)) continue;
       seen.push_back(d.buffer);
       for (const auto& u : buffers_[static_cast<std::size_t>(d.buffer)].users)
         if (u.node == i && !u.weak) --live[static_cast<std::size_t>(d.buffer)];
@@ -528,8 +532,7 @@ constexpr std::vector<std::string> graph::eliminate_dead_nodes() {
     if (removed[static_cast<std::size_t>(i)]) continue;
     node_spec s = specs_[static_cast<std::size_t>(i)];
     std::erase_if(s.reads, [&](const dep_spec& d) {
-      return d.kind == dep_kind::weak &&
-             std::find(dead_buffers.begin(), dead_buffers.end(), d.buffer) != dead_buffers.end();
+      return d.kind == dep_kind::weak && detail::contains(dead_buffers, d.buffer);
     });
     kept.push_back(s);
   }

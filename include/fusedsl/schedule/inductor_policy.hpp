@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include <fusedsl/graph/detail/elements.hpp>
 #include <fusedsl/schedule/reason.hpp>
 #include <fusedsl/schedule/score.hpp>
 #include <fusedsl/schedule/state.hpp>
@@ -91,7 +92,7 @@ struct inductor_policy {
       if (!(A.numel == B.numel && A.rnumel == B.rnumel)) {
         if (!B.template_kernel) return why_no_fuse::nonreduce_mismatch;
         // A prologue must match the group of the template's existing prologue nodes.
-        for (int m : B.members) {
+        for (int m : detail::elements(B.members)) {
           const sched_node& M = s.node(m);
           if (M.template_kernel) break;
           if (M.numel != A.numel || M.rnumel != A.rnumel) return why_no_fuse::nonreduce_mismatch;
@@ -120,11 +121,13 @@ struct inductor_policy {
     const sched_node& R = a_pointwise ? B : A;
     if (P.numel == R.numel * R.rnumel) {
       std::vector<std::int64_t> groups{R.numel, R.rnumel};
-      for (int m : P.members)
+      for (int m : detail::elements(P.members))
         if (!is_compatible(groups, s.ranges(m), s.pointwise_ranges(m), 1)) return why_no_fuse::rnumel_incompatible;
       if (s.config().tiling_prevents_reduction_fusion && !P.template_kernel) {
         const auto& t = own_tiling(s, a_pointwise ? a : b);
-        bool valid = t == std::vector<std::int64_t>{P.numel, 1} || t == std::vector<std::int64_t>{R.numel, R.rnumel, 1};
+        // t == {P.numel, 1} or {R.numel, R.rnumel, 1}, compared without building the two vectors.
+        bool valid = (t.size() == 2 && t[0] == P.numel && t[1] == 1) ||
+                     (t.size() == 3 && t[0] == R.numel && t[1] == R.rnumel && t[2] == 1);
         if (!valid) return why_no_fuse::invalid_reduction_tiling;
       }
       return why_no_fuse::none;
@@ -142,19 +145,19 @@ struct inductor_policy {
   /// across `groups` without a loop straddling two groups unevenly?
   static constexpr bool is_compatible(const std::vector<std::int64_t>& groups, const std::vector<std::int64_t>& ranges,
                                       std::size_t pointwise, std::int64_t reduction_numel) {
-    std::vector<std::int64_t> lengths(ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(pointwise));
+    // The loop lengths are `ranges`, plus `reduction_numel` for a pointwise node that
+    // fills the groups with it; walked in place rather than copied into a vector.
+    bool extra = false;
     if (pointwise == ranges.size()) {
       std::int64_t pg = 1, pl = 1;
-      for (auto g : groups) pg *= g;
-      for (auto l : lengths) pl *= l;
-      if (pg == pl * reduction_numel) lengths.push_back(reduction_numel);
-    } else {
-      lengths.insert(lengths.end(), ranges.begin() + static_cast<std::ptrdiff_t>(pointwise), ranges.end());
+      for (auto g : detail::elements(groups)) pg *= g;
+      for (auto l : detail::elements(ranges)) pl *= l;
+      extra = pg == pl * reduction_numel;
     }
     std::vector<std::int64_t> remaining = groups;
     std::size_t cur = 0;
-    for (auto size : lengths) {
-      if (size == 1) continue;
+    const auto fits = [&](std::int64_t size) {
+      if (size == 1) return true;
       while (cur < remaining.size() && remaining[cur] == 1) ++cur;
       if (cur >= remaining.size()) return false;
       if (cur + 1 < remaining.size() && size > remaining[cur]) {
@@ -167,8 +170,12 @@ struct inductor_policy {
         if (remaining[cur] % size != 0) return false;
         remaining[cur] /= size;
       }
-    }
-    for (auto r : remaining)
+      return true;
+    };
+    for (auto size : detail::elements(ranges))
+      if (!fits(size)) return false;
+    if (extra && !fits(reduction_numel)) return false;
+    for (auto r : detail::elements(remaining))
       if (r != 1) return false;
     return true;
   }
@@ -194,7 +201,7 @@ struct inductor_policy {
       tilings.push_back(t);
       scores.push_back(score);
     };
-    for (int m : nodes) {
+    for (int m : detail::elements(nodes)) {
       const sched_node& M = s.node(m);
       if (M.extern_kernel || M.nop || M.template_kernel || M.foreach) continue;
       const auto& ranges = s.ranges(m);
@@ -202,13 +209,13 @@ struct inductor_policy {
       if (pw <= 1 && ranges.size() - pw <= 1) continue;
       // ranges[0, pw) are the pointwise loops; strides past an access's own variables are 0.
       std::int64_t total = 1;
-      for (auto r : ranges) total *= r;
+      for (auto r : detail::elements(ranges)) total *= r;
       if (!seen_none) {
         seen_none = true;
         add({numel, 1}, 0);
       }
       for (const auto* list : {&M.reads, &M.writes})
-        for (int d : *list) {
+        for (int d : detail::elements(*list)) {
           const dep& dd = s.get_dep(d);
           if (dd.kind != dep_kind::memory) continue;
           const access& ac = s.get_access(dd.access);
@@ -228,13 +235,13 @@ struct inductor_policy {
           for (std::size_t i = 0; i < pw; ++i)
             if (stride(i) != 0) score *= ranges[i];
           bool is_write = false;
-          for (int w : M.writes) is_write = is_write || s.get_dep(w).buffer == dd.buffer;
+          for (int w : detail::elements(M.writes)) is_write = is_write || s.get_dep(w).buffer == dd.buffer;
           if (is_write) score *= 2;
           if (g0 >= 32 && g0 % 32 == 0) score *= 2;
           if (g1 >= 32 && g1 % 32 == 0) score *= 2;
           if (score < total) continue;
           bool seen = false;
-          for (int n : seen_names) seen = seen || n == dd.buffer;
+          for (int n : detail::elements(seen_names)) seen = seen || n == dd.buffer;
           if (seen) continue;
           seen_names.push_back(dd.buffer);
           add({g0, g1, 1}, score);
@@ -247,7 +254,7 @@ struct inductor_policy {
       for (std::size_t j = i; j > 0 && scores[order[j]] > scores[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
     for (std::size_t i : order) {
       bool ok = true;
-      for (int m : nodes) {
+      for (int m : detail::elements(nodes)) {
         const sched_node& M = s.node(m);
         if (M.extern_kernel || M.nop || M.foreach) continue;
         if (!is_compatible(tilings[i], s.ranges(m), s.pointwise_ranges(m), rnumel)) ok = false;
@@ -267,7 +274,7 @@ struct inductor_policy {
       // The number of subkernels: a dump lists them as the foreach node's members.
       auto length = [&](const sched_node& n) {
         std::size_t k = 0;
-        for (int m : n.members)
+        for (int m : detail::elements(n.members))
           if (s.node(m).foreach) k += s.source().node(m).members.size();
         return k;
       };
@@ -277,8 +284,8 @@ struct inductor_policy {
     if (other.reduction) return why_no_fuse::foreach_reduction;
     const sched_node& producer = A;
     const sched_node& consumer = B;
-    for (int r : consumer.reads)
-      for (int bf : producer.buffers)
+    for (int r : detail::elements(consumer.reads))
+      for (int bf : detail::elements(producer.buffers))
         if (s.get_dep(r).buffer == bf) return why_no_fuse::none;
     return why_no_fuse::foreach_no_dep;
   }

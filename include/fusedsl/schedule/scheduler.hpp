@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include <fusedsl/core/error.hpp>
 #include <fusedsl/graph/graph.hpp>
+#include <fusedsl/graph/detail/elements.hpp>
 #include <fusedsl/schedule/config.hpp>
 #include <fusedsl/schedule/detail/sort.hpp>
 #include <fusedsl/schedule/plan.hpp>
@@ -45,11 +47,37 @@ class pair_set {
     std::vector<std::uint64_t> old = std::move(slots_);
     slots_.assign(old.empty() ? 64 : old.size() * 2, empty);
     count_ = 0;
-    for (auto k : old)
+    for (auto k : detail::elements(old))
       if (k != empty) insert(k);
   }
   std::vector<std::uint64_t> slots_;
   std::size_t count_ = 0;
+};
+
+/// Minimums over the suffixes of positions 0 .. n-1 whose values only decrease: a
+/// segment tree, O(log n) per change and per query.
+class suffix_min {
+ public:
+  /// `n` positions, none holding a value.
+  constexpr explicit suffix_min(int n) : n_(static_cast<std::size_t>(n)), tree_(2 * n_, none) {}
+  /// Lowers the value at `pos` to `value` (when it is lower).
+  constexpr void lower(int pos, int value) {
+    for (std::size_t i = static_cast<std::size_t>(pos) + n_; i > 0 && value < tree_[i]; i /= 2) tree_[i] = value;
+  }
+  /// The lowest value at positions `from` .. n-1; INT_MAX when there is none.
+  constexpr int query(int from) const {
+    int result = none;
+    for (std::size_t l = static_cast<std::size_t>(from) + n_, r = 2 * n_; l < r; l /= 2, r /= 2) {
+      if (l % 2 == 1) result = std::min(result, tree_[l++]);
+      if (r % 2 == 1) result = std::min(result, tree_[--r]);
+    }
+    return result;
+  }
+
+ private:
+  static constexpr int none = std::numeric_limits<int>::max();
+  std::size_t n_;
+  std::vector<int> tree_;
 };
 
 constexpr std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0,
@@ -79,9 +107,13 @@ class scheduler {
   /// Prepares to schedule `g` (which must be finalized).
   /// Bad input throws from the member initializers, before the scratch space is allocated.
   constexpr scheduler(const graph& g, fuse_config cfg, Policy policy)
-      : g_(checked_graph(g)), cfg_(checked_config(cfg)), policy_(std::move(policy)) {
+      : g_(checked_graph(g)), cfg_(checked_config(cfg)), policy_(std::move(policy)), spans_(g.size()) {
     const int n = g.size();
     sched_.reserve(static_cast<std::size_t>(2 * n + 1));
+    ranges_.reserve(static_cast<std::size_t>(n));
+    loop_orders_.reserve(static_cast<std::size_t>(n));
+    fused_of_.reserve(static_cast<std::size_t>(n));
+    alive_.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
       const graph_node& nd = g.node(i);
       sched_node s;
@@ -170,12 +202,12 @@ class scheduler {
         std::vector<int> v;
         ++tmp_->stamp;
         for (const auto* list : {&s.reads, &s.writes})
-          for (int d : *list) mark_once(v, d);
+          for (int d : detail::elements(*list)) mark_once(v, d);
         return v;
       };
       std::vector<int> da = all(A), db = all(B);
-      for (int x : da)
-        for (int y : db) {
+      for (int x : detail::elements(da))
+        for (int y : detail::elements(db)) {
           const dep& p = get_dep(x);
           const dep& q = get_dep(y);
           if (x == y || (p.kind != dep_kind::weak && q.kind != dep_kind::weak && p.buffer == q.buffer))
@@ -185,11 +217,11 @@ class scheduler {
     }
     ++tmp_->stamp;
     for (const auto* list : {&B.reads, &B.writes})
-      for (int d : *list) tmp_->dep_mark[static_cast<std::size_t>(d)] = tmp_->stamp;
+      for (int d : detail::elements(*list)) tmp_->dep_mark[static_cast<std::size_t>(d)] = tmp_->stamp;
     int other = tmp_->stamp;
     ++tmp_->stamp;
     for (const auto* list : {&A.reads, &A.writes})
-      for (int d : *list) {
+      for (int d : detail::elements(*list)) {
         if (tmp_->dep_seen[static_cast<std::size_t>(d)] == tmp_->stamp) continue;
         tmp_->dep_seen[static_cast<std::size_t>(d)] = tmp_->stamp;
         if (tmp_->dep_mark[static_cast<std::size_t>(d)] == other) r.exact += get_dep(d).bytes;
@@ -208,19 +240,19 @@ class scheduler {
     };
     auto single_use = [&](const sched_node& s) {
       std::vector<key> keys;
-      for (int r : s.reads) {
+      for (int r : detail::elements(s.reads)) {
         int buf = get_dep(r).buffer;
         const buffer_info& bi = g_.buffer(buf);
         if (bi.producer < 0) continue;
         if (bi.users.size() + (bi.output ? 1 : 0) != 1) continue;
         const graph_node& p = g_.node(bi.producer);
         key k{p.device, bi.dtype, bi.bytes / bi.itemsize};
-        if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+        if (!detail::contains(keys, k)) keys.push_back(k);
       }
       return keys;
     };
     auto has_single_use = [&](const sched_node& s) {
-      for (int r : s.reads) {
+      for (int r : detail::elements(s.reads)) {
         const buffer_info& bi = g_.buffer(get_dep(r).buffer);
         if (bi.producer >= 0 && bi.users.size() + (bi.output ? 1 : 0) == 1) return true;
       }
@@ -229,8 +261,8 @@ class scheduler {
     if (!has_single_use(node(a)) || !has_single_use(node(b))) return false;
     std::vector<key> ka = single_use(node(a)), kb = single_use(node(b));
     std::int64_t overhead = 0;
-    for (const key& k : ka)
-      if (std::find(kb.begin(), kb.end(), k) != kb.end()) overhead += k.elems;
+    for (const key& k : detail::elements(ka))
+      if (detail::contains(kb, k)) overhead += k.elems;
     if (overhead == 0) return false;
     shared_memory m = score_fusion_memory(a, b);
     return overhead > 32 * (m.exact + m.overlap);
@@ -242,18 +274,18 @@ class scheduler {
     const sched_node& B = node(b);
     std::vector<int> names;
     auto add = [&](int buf) {
-      if (std::find(names.begin(), names.end(), buf) == names.end()) names.push_back(buf);
+      if (!detail::contains(names, buf)) names.push_back(buf);
     };
     std::vector<int> a_writes;
-    for (int w : A.writes) a_writes.push_back(get_dep(w).buffer);
+    for (int w : detail::elements(A.writes)) a_writes.push_back(get_dep(w).buffer);
     for (const sched_node* s : {&A, &B})
-      for (int r : s->reads) {
+      for (int r : detail::elements(s->reads)) {
         int buf = get_dep(r).buffer;
-        if (s == &B && std::find(a_writes.begin(), a_writes.end(), buf) != a_writes.end()) continue;
+        if (s == &B && detail::contains(a_writes, buf)) continue;
         add(buf);
       }
     for (const sched_node* s : {&A, &B})
-      for (int w : s->writes) {
+      for (int w : detail::elements(s->writes)) {
         int buf = get_dep(w).buffer;
         if (s == &A && !read_outside(buf, A, B)) continue;
         add(buf);
@@ -267,11 +299,11 @@ class scheduler {
     const sched_node& Y = node(y);
     if (X.min_order >= Y.max_order) return false;
     int t = ++tmp_->visit;
-    for (int m : X.members) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
+    for (int m : detail::elements(X.members)) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
     std::vector<int>& stack = tmp_->stack;
     stack.clear();
-    for (int m : Y.members)
-      for (int p : g_.node(m).preds) stack.push_back(p);
+    for (int m : detail::elements(Y.members))
+      for (int p : detail::elements(g_.node(m).preds)) stack.push_back(p);
     while (!stack.empty()) {
       int v = stack.back();
       stack.pop_back();
@@ -279,7 +311,7 @@ class scheduler {
       tmp_->node_seen[static_cast<std::size_t>(v)] = t;
       if (tmp_->node_mark[static_cast<std::size_t>(v)] == t) return true;
       if (v < X.min_order) continue;
-      for (int p : g_.node(v).preds) stack.push_back(p);
+      for (int p : detail::elements(g_.node(v).preds)) stack.push_back(p);
     }
     return false;
   }
@@ -292,31 +324,22 @@ class scheduler {
     // Positions below `floor` cannot be on such a path. Graph edges only lead to higher
     // positions, so a path that goes below the pair's lowest position and comes back must
     // jump up inside fused nodes with members on both sides, chained; `floor` is the
-    // lowest position such a chain reaches (fused nodes by descending max_order, one pass).
+    // lowest position such a chain reaches: lowered to the lowest min_order of the fused
+    // nodes whose max_order reaches it, until none does.
     // Pruning at the pair's lowest position instead misses cycles through a fused node
     // whose members all come before the pair (found by tests/fuzz, seeds 10, 29, 43).
     int floor = std::min(A.min_order, B.min_order);
-    auto& spans = tmp_->spans;
-    spans.clear();
-    for (int s : alive_)
-      if (!(static_cast<std::size_t>(s) < dead_.size() && dead_[static_cast<std::size_t>(s)]) && node(s).fused())
-        spans.push_back({node(s).max_order, node(s).min_order});
-    std::sort(spans.begin(), spans.end(),
-              [](const std::pair<int, int>& x, const std::pair<int, int>& y) { return x.first > y.first; });
-    for (const auto& [high, low] : spans) {
-      if (high < floor) break;
-      floor = std::min(floor, low);
-    }
+    for (int low = spans_.query(floor); low < floor; low = spans_.query(floor)) floor = low;
     int t = ++tmp_->visit;
     for (const sched_node* s : {&A, &B})
-      for (int m : s->members) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
+      for (int m : detail::elements(s->members)) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
     const std::size_t n = static_cast<std::size_t>(g_.size());
     // Walk ancestors backwards; a state is (graph node, passed through a fused node).
     std::vector<std::pair<int, bool>>& stack = tmp_->walk;
     stack.clear();
     for (const sched_node* s : {&A, &B})
-      for (int m : s->members)
-        for (int p : g_.node(m).preds) stack.push_back({p, false});
+      for (int m : detail::elements(s->members))
+        for (int p : detail::elements(g_.node(m).preds)) stack.push_back({p, false});
     tmp_->group_seen.resize(sched_.size(), 0);
     while (!stack.empty()) {
       auto [v, through] = stack.back();
@@ -333,11 +356,11 @@ class scheduler {
       if (G.fused()) {
         if (tmp_->group_seen[static_cast<std::size_t>(gid)] == t || G.max_order < floor) continue;
         tmp_->group_seen[static_cast<std::size_t>(gid)] = t;
-        for (int m : G.members)
-          for (int p : g_.node(m).preds) stack.push_back({p, true});
+        for (int m : detail::elements(G.members))
+          for (int p : detail::elements(g_.node(m).preds)) stack.push_back({p, true});
       } else {
         if (v < floor) continue;
-        for (int p : g_.node(v).preds) stack.push_back({p, through});
+        for (int p : detail::elements(g_.node(v).preds)) stack.push_back({p, through});
       }
     }
     return false;
@@ -385,19 +408,19 @@ class scheduler {
     // Deps of b not yet satisfied, with their (renamed) buffer; matched ones become -1.
     auto& remaining = tmp_->remaining;
     remaining.clear();
-    for (int d : B.unmet) {
+    for (int d : detail::elements(B.unmet)) {
       const dep& dd = get_dep(d);
       if (dd.kind == dep_kind::weak && fusable_weak_dep(d, a, b)) continue;
       remaining.push_back({g_.rename(dd.buffer), d});
     }
-    for (int w : A.writes) {
+    for (int w : detail::elements(A.writes)) {
       const dep& wd = get_dep(w);
       if (wd.kind != dep_kind::memory) continue;
       int key = g_.rename(wd.buffer);
       // Inductor removes matches from the per-buffer list it is iterating over, which
       // skips the element after each match; reproduced so the same deps stay unmatched.
       bool skip = false;
-      for (auto& e : remaining) {
+      for (auto& e : detail::elements(remaining)) {
         if (e.first != key || e.second < 0) continue;
         if (skip) {
           skip = false;
@@ -411,21 +434,20 @@ class scheduler {
     }
     auto& names = tmp_->names;
     names.clear();
-    for (const auto& e : remaining) {
+    for (const auto& e : detail::elements(remaining)) {
       if (e.second < 0) continue;
       int buf = get_dep(e.second).buffer;
-      if (std::find(names.begin(), names.end(), buf) == names.end()) names.push_back(buf);
+      if (!detail::contains(names, buf)) names.push_back(buf);
     }
-    for (int buf : names)
-      if (std::find(A.buffers.begin(), A.buffers.end(), buf) != A.buffers.end())
-        return why_no_fuse::memory_deps_mismatch;
+    for (int buf : detail::elements(names))
+      if (detail::contains(A.buffers, buf)) return why_no_fuse::memory_deps_mismatch;
     auto& groups = tmp_->groups;
     groups.clear();
-    for (int buf : names) {
+    for (int buf : detail::elements(names)) {
       int op = g_.buffer(buf).producer;
       if (op < 0) continue;
       int gid = fused_of(op);
-      if (std::find(groups.begin(), groups.end(), gid) != groups.end()) continue;
+      if (detail::contains(groups, gid)) continue;
       groups.push_back(gid);
       if (depends_on(a, gid)) return why_no_fuse::intermediate_nodes;
     }
@@ -438,9 +460,9 @@ class scheduler {
     const dep& w = get_dep(weak);
     const sched_node& A = node(a);
     const sched_node& B = node(b);
-    if (std::find(A.buffers.begin(), A.buffers.end(), w.buffer) == A.buffers.end()) return false;
+    if (!detail::contains(A.buffers, w.buffer)) return false;
     int write = -1, count = 0;
-    for (int d : B.writes)
+    for (int d : detail::elements(B.writes))
       if (get_dep(d).buffer == w.mutating) {
         write = d;
         ++count;
@@ -451,7 +473,7 @@ class scheduler {
     const access& wa = get_access(wr.access);
     if (wa.indirect || !uses_all_vars(wa)) return false;
     int real = g_.real_name(w.mutating);
-    for (int r : A.reads) {
+    for (int r : detail::elements(A.reads)) {
       const dep& rd = get_dep(r);
       // Every version of the updated storage counts: a chain of in-place updates
       // (x -> b2 -> b4) shares one buffer, so a read of b2 sees what the update of b2 writes.
@@ -525,7 +547,7 @@ class scheduler {
   /// What every round does before it looks at pairs: drop the WeakDeps made redundant
   /// (so that check_fusion judges a pair as the first round of fuse_nodes does).
   constexpr void start_round() {
-    for (int s : alive_) prune_redundant_deps(s);
+    for (int s : detail::elements(alive_)) prune_redundant_deps(s);
   }
 
  private:
@@ -588,7 +610,7 @@ class scheduler {
     for (std::size_t i = 0; i < st.size() && i < a.strides.size(); ++i) st[i] = a.strides[i];
     detail::python_sort_descending(order, [&](std::size_t x, std::size_t y) { return st[x] < st[y]; });
     std::vector<std::int64_t> sizes, strides;
-    for (auto i : order) {
+    for (auto i : detail::elements(order)) {
       sizes.push_back(a.sizes[i]);
       strides.push_back(st[i]);
     }
@@ -598,9 +620,8 @@ class scheduler {
   constexpr bool read_outside(int buf, const sched_node& A, const sched_node& B) const {
     const buffer_info& bi = g_.buffer(buf);
     if (bi.output) return true;
-    for (const auto& u : bi.users) {
-      bool inside = std::find(A.members.begin(), A.members.end(), u.node) != A.members.end() ||
-                    std::find(B.members.begin(), B.members.end(), u.node) != B.members.end();
+    for (const auto& u : detail::elements(bi.users)) {
+      bool inside = detail::contains(A.members, u.node) || detail::contains(B.members, u.node);
       if (!inside) return true;
     }
     return false;
@@ -613,10 +634,10 @@ class scheduler {
       return s > 0 ? s : std::int64_t{10};
     };
     int t = ++tmp_->stamp;
-    for (int r : B.reads) tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)] = t;
+    for (int r : detail::elements(B.reads)) tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)] = t;
     int common = ++tmp_->stamp;
     bool any = false;
-    for (int r : A.reads) {
+    for (int r : detail::elements(A.reads)) {
       auto& m = tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)];
       if (m == t || m == common) {
         m = common;
@@ -625,11 +646,11 @@ class scheduler {
     }
     if (!any) return 0;
     std::int64_t total1 = 0, total2 = 0, c1 = 0, c2 = 0;
-    for (int r : A.reads) {
+    for (int r : detail::elements(A.reads)) {
       total1 += size(r);
       if (tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)] == common) c1 += size(r);
     }
-    for (int r : B.reads) {
+    for (int r : detail::elements(B.reads)) {
       total2 += size(r);
       if (tmp_->buf_mark[static_cast<std::size_t>(get_dep(r).buffer)] == common) c2 += size(r);
     }
@@ -675,7 +696,7 @@ class scheduler {
     };
     if (!fits(self) || !fits(other)) return {};
     std::vector<std::size_t> order;
-    for (auto s : other.strides) {
+    for (auto s : detail::elements(other.strides)) {
       auto it = std::find(self.strides.begin(), self.strides.end(), s);
       if (it == self.strides.end()) return {};
       order.push_back(static_cast<std::size_t>(it - self.strides.begin()));
@@ -688,7 +709,7 @@ class scheduler {
     const sched_node& S = node(s);
     if (S.template_kernel) return false;
     const std::vector<std::int64_t>* sizes = nullptr;
-    for (int m : S.members) {
+    for (int m : detail::elements(S.members)) {
       const sched_node& M = node(m);
       if (M.extern_kernel || M.nop || M.foreach || M.reduction) return false;
       if (sizes && *sizes != ranges(m)) return false;
@@ -700,12 +721,12 @@ class scheduler {
     auto order = loop_order_to_match(sa, oa);
     if (order.empty()) return false;
     // Every MemoryDep of the members must be affine for us to rewrite it.
-    for (int m : S.members)
+    for (int m : detail::elements(S.members))
       for (const auto* list : {&node(m).reads, &node(m).writes})
-        for (int d : *list)
+        for (int d : detail::elements(*list))
           if (get_dep(d).kind == dep_kind::memory && !get_access(get_dep(d).access).affine) return false;
     const std::size_t nv = order.size();
-    for (int m : S.members) {
+    for (int m : detail::elements(S.members)) {
       std::vector<std::int64_t> old = ranges(m), fresh(nv);
       for (std::size_t j = 0; j < nv; ++j) fresh[j] = old[order[j]];
       ranges_[static_cast<std::size_t>(m)] = fresh;
@@ -738,7 +759,7 @@ class scheduler {
       rewrite(M.reads);
       rewrite(M.writes);
       M.unmet.clear();
-      for (int r : M.reads)
+      for (int r : detail::elements(M.reads))
         if (g_.buffer(get_dep(r).buffer).producer >= 0) M.unmet.push_back(r);
     }
     if (node(s).fused()) refresh_group(s);
@@ -754,21 +775,20 @@ class scheduler {
     auto last_dep = [&](const sched_node& s, int buf) {
       int found = -1;
       for (const auto* list : {&s.reads, &s.writes})
-        for (int d : *list)
+        for (int d : detail::elements(*list))
           if (get_dep(d).buffer == buf) found = d;
       return found;
     };
     std::vector<int> common;
     for (const auto* list : {&A.reads, &A.writes})
-      for (int d : *list) {
+      for (int d : detail::elements(*list)) {
         int buf = get_dep(d).buffer;
-        if (last_dep(B, buf) >= 0 && std::find(common.begin(), common.end(), buf) == common.end())
-          common.push_back(buf);
+        if (last_dep(B, buf) >= 0 && !detail::contains(common, buf)) common.push_back(buf);
       }
     if (common.empty()) return -1;
     int best_l = -1, best_r = -1;
     std::int64_t best = -1;
-    for (int buf : common) {
+    for (int buf : detail::elements(common)) {
       int l = last_dep(A, buf), r = last_dep(B, buf);
       const dep& ld = get_dep(l);
       const dep& rd = get_dep(r);
@@ -809,29 +829,29 @@ class scheduler {
   // Recomputes a fused node's deps from its members (refresh_group_node_dependencies).
   constexpr void refresh_group(int s) {
     sched_node& S = sched_[static_cast<std::size_t>(s)];
-    std::vector<int> members = S.members;
+    const std::vector<int>& members = S.members;
     S.writes.clear();
     S.reads.clear();
     S.unmet.clear();
     int w = ++tmp_->stamp;
-    for (int m : members)
-      for (int d : node(m).writes)
+    for (int m : detail::elements(members))
+      for (int d : detail::elements(node(m).writes))
         if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w) {
           tmp_->dep_mark[static_cast<std::size_t>(d)] = w;
           S.writes.push_back(d);
         }
     int r = ++tmp_->stamp;
-    for (int m : members)
-      for (int d : node(m).reads)
+    for (int m : detail::elements(members))
+      for (int d : detail::elements(node(m).reads))
         if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w && tmp_->dep_seen[static_cast<std::size_t>(d)] != r) {
           tmp_->dep_seen[static_cast<std::size_t>(d)] = r;
           S.reads.push_back(d);
         }
     int own = ++tmp_->stamp;
-    for (int b : S.buffers) tmp_->buf_mark[static_cast<std::size_t>(b)] = own;
+    for (int b : detail::elements(S.buffers)) tmp_->buf_mark[static_cast<std::size_t>(b)] = own;
     int u = ++tmp_->stamp;
-    for (int m : members)
-      for (int d : node(m).unmet)
+    for (int m : detail::elements(members))
+      for (int d : detail::elements(node(m).unmet))
         if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w &&
             tmp_->buf_mark[static_cast<std::size_t>(get_dep(d).buffer)] != own &&
             tmp_->dep_seen[static_cast<std::size_t>(d)] != u) {
@@ -852,7 +872,7 @@ class scheduler {
     f.min_order = std::min(A.min_order, B.min_order);
     f.max_order = std::max(A.max_order, B.max_order);
     int group_from = -1;
-    for (int m : f.members) {
+    for (int m : detail::elements(f.members)) {
       const sched_node& M = node(m);
       f.reduction = f.reduction || M.reduction;
       f.template_kernel = f.template_kernel || M.template_kernel;
@@ -865,6 +885,7 @@ class scheduler {
     f.numel = node(group_from).numel;
     f.rnumel = node(group_from).rnumel;
     int id = static_cast<int>(sched_.size());
+    spans_.lower(f.max_order, f.min_order);
     sched_.push_back(std::move(f));
     refresh_group(id);
     for (int m : sched_.back().members) fused_of_[static_cast<std::size_t>(m)] = id;
@@ -875,10 +896,10 @@ class scheduler {
   constexpr void prune_redundant_deps(int s) {
     sched_node& S = sched_[static_cast<std::size_t>(s)];
     bool any_weak = false;
-    for (int d : S.unmet) any_weak = any_weak || get_dep(d).kind == dep_kind::weak;
+    for (int d : detail::elements(S.unmet)) any_weak = any_weak || get_dep(d).kind == dep_kind::weak;
     if (!any_weak) return;
     std::vector<std::pair<int, int>> counts;
-    for (int d : S.unmet) {
+    for (int d : detail::elements(S.unmet)) {
       const dep& dd = get_dep(d);
       if (dd.kind == dep_kind::weak) continue;
       int gid = fused_of(g_.buffer(dd.buffer).producer);
@@ -887,7 +908,7 @@ class scheduler {
       else ++it->second;
     }
     std::vector<int> prune;
-    for (int d : S.unmet) {
+    for (int d : detail::elements(S.unmet)) {
       const dep& dd = get_dep(d);
       if (dd.kind != dep_kind::weak) continue;
       int gid = fused_of(g_.buffer(dd.buffer).producer);
@@ -897,11 +918,11 @@ class scheduler {
     }
     if (prune.empty()) return;
     sched_node& T = sched_[static_cast<std::size_t>(s)];
-    auto pruned = [&](int d) { return std::find(prune.begin(), prune.end(), d) != prune.end(); };
+    auto pruned = [&](int d) { return detail::contains(prune, d); };
     std::erase_if(T.reads, pruned);
     // set_read_writes: unmet becomes every read of a buffer some node writes.
     T.unmet.clear();
-    for (int r : T.reads)
+    for (int r : detail::elements(T.reads))
       if (g_.buffer(get_dep(r).buffer).producer >= 0) T.unmet.push_back(r);
   }
 
@@ -938,14 +959,14 @@ class scheduler {
     uses.clear();
     count.assign(static_cast<std::size_t>(g_.buffer_count()), 0);
     std::vector<int> bucket_order;
-    for (int s : alive_) {
+    for (int s : detail::elements(alive_)) {
       const sched_node& S = node(s);
       if (S.unfusable()) continue;
       int t = ++tmp_->stamp;
       // used_buffer_names(): each member's reads then writes, in member order.
-      for (int m : S.members)
+      for (int m : detail::elements(S.members))
         for (const auto* list : {&node(m).reads, &node(m).writes})
-          for (int d : *list) {
+          for (int d : detail::elements(*list)) {
             int buf = get_dep(d).buffer;
             if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
             tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
@@ -956,15 +977,15 @@ class scheduler {
     std::vector<int> bucket_start(static_cast<std::size_t>(g_.buffer_count()) + 1, 0), filled(uses.size());
     {
       int at = 0;
-      for (int buf : bucket_order) {
+      for (int buf : detail::elements(bucket_order)) {
         bucket_start[static_cast<std::size_t>(buf)] = at;
         at += count[static_cast<std::size_t>(buf)];
         count[static_cast<std::size_t>(buf)] = bucket_start[static_cast<std::size_t>(buf)];
       }
-      for (const auto& u : uses)
+      for (const auto& u : detail::elements(uses))
         filled[static_cast<std::size_t>(count[static_cast<std::size_t>(u.first)]++)] = u.second;
     }
-    for (int buf : bucket_order) {
+    for (int buf : detail::elements(bucket_order)) {
       std::size_t b = static_cast<std::size_t>(buf);
       // After the fill, count[b] is one past the bucket's last node.
       check_all_pairs(std::span<const int>(filled.data() + bucket_start[b], filled.data() + count[b]));
@@ -977,7 +998,7 @@ class scheduler {
       };
       std::vector<group_key> keys;
       std::vector<std::vector<int>> lists;
-      for (int s : alive_) {
+      for (int s : detail::elements(alive_)) {
         const sched_node& S = node(s);
         if (S.extern_kernel) continue;
         group_key k{S.device, S.numel, S.rnumel};
@@ -989,7 +1010,7 @@ class scheduler {
           lists[static_cast<std::size_t>(it - keys.begin())].push_back(s);
         }
       }
-      for (const auto& l : lists) check_all_pairs(l);
+      for (const auto& l : detail::elements(lists)) check_all_pairs(l);
     }
     // Keep only the pairs of the backend's best (lowest) priority.
     if (!found.empty()) {
@@ -1031,7 +1052,7 @@ class scheduler {
     };
     std::vector<candidate> cands;
     cands.reserve(pairs.size());
-    for (const auto& pr : pairs)
+    for (const auto& pr : detail::elements(pairs))
       cands.push_back({pr.first, pr.second, node(pr.first).members.front(), node(pr.second).members.front(),
                        policy_.score(*this, pr.first, pr.second)});
     detail::python_sort_descending(cands, [&](const candidate& x, const candidate& y) {
@@ -1080,20 +1101,20 @@ class scheduler {
     const std::size_t n = alive_.size();
     owner_.assign(static_cast<std::size_t>(g_.buffer_count()), -1);
     for (std::size_t i = 0; i < n; ++i)
-      for (int b : node(alive_[i]).buffers) owner_[static_cast<std::size_t>(b)] = static_cast<int>(i);
+      for (int b : detail::elements(node(alive_[i]).buffers)) owner_[static_cast<std::size_t>(b)] = static_cast<int>(i);
     // Each node's producers, visited in order of the dep's buffer name.
     std::vector<int> start(n + 1, 0), producers;
     std::vector<std::pair<int, int>> deps;  // (name rank, producer position)
     for (std::size_t i = 0; i < n; ++i) {
       start[i] = static_cast<int>(producers.size());
       deps.clear();
-      for (int d : node(alive_[i]).unmet) {
+      for (int d : detail::elements(node(alive_[i]).unmet)) {
         int buf = get_dep(d).buffer;
         int o = owner_[static_cast<std::size_t>(buf)];
         if (o >= 0) deps.push_back({name_rank_[static_cast<std::size_t>(buf)], o});
       }
       if (deps.size() > 1) detail::python_sort(deps, [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (const auto& d : deps) producers.push_back(d.second);
+      for (const auto& d : detail::elements(deps)) producers.push_back(d.second);
     }
     start[n] = static_cast<int>(producers.size());
     std::vector<char> seen(n, 0);
@@ -1132,17 +1153,17 @@ class scheduler {
     p.pred_start.push_back(static_cast<int>(p.preds.size()));
     for (int b = 0; b < g_.buffer_count(); ++b) p.buffer_names.push_back(g_.buffer_name(b));
     p.loop_orders = loop_orders_;
-    for (int s : alive_) {
+    for (int s : detail::elements(alive_)) {
       const sched_node& S = node(s);
       fused_group grp;
       grp.nodes = S.members;
-      for (int m : S.members)
-        for (const auto& nm : g_.node(m).members) grp.names.push_back(nm);
-      for (int m : S.members)
-        for (int b : g_.node(m).buffers) {
+      for (int m : detail::elements(S.members))
+        for (const auto& nm : detail::elements(g_.node(m).members)) grp.names.push_back(nm);
+      for (int m : detail::elements(S.members))
+        for (int b : detail::elements(g_.node(m).buffers)) {
           const buffer_info& bi = g_.buffer(b);
           bool outside = bi.output;
-          for (const auto& u : bi.users)
+          for (const auto& u : detail::elements(bi.users))
             if (!u.weak && fused_of(u.node) != s) outside = true;
           (outside ? grp.materialized : grp.kernel_local).push_back(b);
         }
@@ -1158,6 +1179,10 @@ class scheduler {
   std::vector<std::vector<int>> loop_orders_;  // per graph node, see plan::loop_orders
   std::vector<int> fused_of_, alive_, name_rank_, owner_, index_in_round_;
   std::vector<char> dead_;
+  // Per max_order, the lowest min_order of the fused nodes made so far (for
+  // will_fusion_create_cycle). A fused node that is fused again stays in: the node it
+  // became spans it, so it never lowers the floor below what that node does.
+  detail::suffix_min spans_;
   std::vector<dep> extra_deps_;
   std::vector<access> extra_access_;
   detail::interner<dep, detail::dep_hash> extra_dep_ids_;
@@ -1169,7 +1194,6 @@ class scheduler {
     int stamp = 0, visit = 0;
     std::vector<int> stack;                       // depends_on
     std::vector<std::pair<int, bool>> walk;       // will_fusion_create_cycle
-    std::vector<std::pair<int, int>> spans;       // will_fusion_create_cycle: (max_order, min_order)
     std::vector<std::vector<std::int64_t>> memo;  // policy memo per scheduler node
     std::vector<char> memo_valid;
     std::vector<std::pair<int, int>> remaining;  // can_fuse_vertical

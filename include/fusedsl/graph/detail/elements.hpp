@@ -1,0 +1,40 @@
+/// @file elements.hpp
+/// Loops over vectors that cost no function call per element in constant evaluation.
+#pragma once
+#include <vector>
+
+namespace fusedsl::detail {
+
+/// A range of plain pointers.
+template <class T>
+struct pointer_range {
+  T* first;
+  T* last;
+  constexpr T* begin() const { return first; }
+  constexpr T* end() const { return last; }
+};
+
+/// The elements of `v`, for a range-for through plain pointers. Over a
+/// std::vector itself, every step calls the iterator's operators, and
+/// constant evaluation (g++'s and nvcc's front ends) pays for each as a
+/// function call: the graph's and the scheduler's inner loops, which run
+/// while compiling every program's plan, iterate this way.
+template <class T>
+constexpr pointer_range<const T> elements(const std::vector<T>& v) {
+  return {v.data(), v.data() + v.size()};
+}
+/// The elements of `v`, modifiable (see above).
+template <class T>
+constexpr pointer_range<T> elements(std::vector<T>& v) {
+  return {v.data(), v.data() + v.size()};
+}
+
+/// True when `v` holds `x` (std::find without the iterator calls; see elements).
+template <class T>
+constexpr bool contains(const std::vector<T>& v, const T& x) {
+  for (const T& e : elements(v))
+    if (e == x) return true;
+  return false;
+}
+
+}  // namespace fusedsl::detail
