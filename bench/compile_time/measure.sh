@@ -4,7 +4,10 @@
 # (which instantiates the CPU kernels on top). With `noplan` (argument 3) the
 # plan is not computed (kernels = 1): the cost of the program alone, for comparison.
 # Run from the repository root.
-# Prints CPU seconds (user + system), wall seconds and peak memory.
+# Prints CPU seconds (user + system), wall seconds and peak memory. With nvcc and
+# PHASES=1 in the environment, also the CPU seconds of each of nvcc's steps (its
+# front ends cudafe++ and cicc, and the host compiler "gcc -c"), run one by one as
+# `nvcc --dryrun` lists them, since `nvcc --time` reports wall time only.
 set -eu
 n=$1
 compiler=$2
@@ -28,3 +31,14 @@ esac
 /usr/bin/time -f "%U %S %e %M" -o "$dir/time" "$@" -Iinclude -c "$src" -o "$dir/p.o"
 awk -v what="$n statements, $compiler${mode:+, $mode}" \
   '{printf "%s: CPU %.1f s  wall %.1f s  peak %d MB\n", what, $1 + $2, $3, $4 / 1024}' "$dir/time"
+if [ "$compiler" = nvcc ] && [ -n "${PHASES:-}" ]; then
+  "$@" -I"$PWD/include" -c "$src" -o "$dir/p.o" --dryrun 2>&1 | sed -n 's/^#\$ //p' | awk -v out="$dir/phases" '
+    /^[A-Za-z_]+=[^ "]*$/ { print "export " $0; next }  # the variables nvcc sets for its steps (PATH, CICC_PATH, ...)
+    /^[A-Za-z_]+=/ { next }                            # lists nvcc itself expands into the steps
+    { n = $1; sub(/.*\//, "", n); gsub(/"/, "", n); if (n == "gcc" && / -E /) n = "gcc -E"; else if (n == "gcc") n = "gcc -c"
+      print "/usr/bin/time -a -o " out " -f \"" n ":%U:%S\" " $0 }' > "$dir/steps.sh"
+  (cd "$dir" && sh steps.sh > steps.log 2>&1) || { cat "$dir/steps.log" >&2; exit 1; }
+  awk -F: 'NF == 3 { t[$1] += $2 + $3; all += $2 + $3 }  # other lines: a step'"'"'s exit status
+    END { printf "  CPU s by step: cudafe++ %.1f  cicc %.1f  host gcc -c %.1f  other %.1f\n",
+                 t["cudafe++"], t["cicc"], t["gcc -c"], all - t["cudafe++"] - t["cicc"] - t["gcc -c"] }' "$dir/phases"
+fi
