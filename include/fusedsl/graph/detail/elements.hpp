@@ -1,7 +1,7 @@
 /// @file elements.hpp
 /// Loops over vectors that cost no function call per element in constant evaluation.
 #pragma once
-#include <vector>
+#include <vector>  // std::vector
 
 namespace fusedsl::detail {
 
