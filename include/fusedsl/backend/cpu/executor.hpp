@@ -270,8 +270,6 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
     }
   }
   for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
-  // Operands shared in tiles of rows: a scratch slot of one tile, written by
-  // the reduction, read by the later nodes of its statement.
   // Outputs in memory that no node of the group reads may be written
   // around the cache: a line that the tile has just read (an in-place
   // update) or that a later node reads back is cheaper through the cache
@@ -284,11 +282,14 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       for (const address& a : call.nodes[static_cast<std::size_t>(g.nodes[j])].leaves)
         if (a.scratch < 0 && a.data == writer.out.data) may_stream[i] = 0;
   }
+  // Operands shared in tiles of rows: a scratch slot of one tile, written by
+  // the reduction, read by the later nodes of its statement.
   std::vector<int> operand_slot(count, -1);
   if (mode == group_mode::tiles_of_rows)
     for (std::size_t i = 0; i < count; ++i) {
+      if (entries[i].shared_operand_of < 0) continue;
       const auto& reader = call.nodes[static_cast<std::size_t>(g.nodes[i])];
-      for (std::size_t j = 0; j < i && entries[i].shared_operand_of >= 0; ++j) {
+      for (std::size_t j = 0; j < i; ++j) {
         const auto& source = call.nodes[static_cast<std::size_t>(g.nodes[j])];
         if (source.statement != reader.statement || source.distinct != entries[i].shared_operand_of) continue;
         if (operand_slot[j] < 0) {

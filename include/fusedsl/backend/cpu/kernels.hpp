@@ -40,7 +40,7 @@ struct tile_operands {
   const std::int64_t* bias;
   void* out;
   std::int64_t out_bias;
-  bool may_stream = false;  ///< the output is memory that no later loop of the group reads
+  bool may_stream = false;  ///< the output is memory that no loop of the group reads
 };
 
 /// Elements a loop evaluates at a time: every leaf is first made
