@@ -48,3 +48,18 @@
 #  define FUSEDSL_CPU_KERNEL
 #  define FUSEDSL_CPU_DISPATCH 0
 #endif
+
+/// Put before a loop whose iterations do not depend on each other though
+/// they may store where they load (an in-place update, element i reading
+/// and writing element i only): tells the compiler to vectorize it without
+/// checking at run time that the stores and loads do not overlap (a check
+/// an in-place update fails, which then runs scalar). Not `omp simd`: g++
+/// 12 then privatizes the loop's reader objects per lane and leaves some
+/// loops scalar.
+#if defined(__clang__)
+#  define FUSEDSL_INDEPENDENT_ITERATIONS _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#  define FUSEDSL_INDEPENDENT_ITERATIONS _Pragma("GCC ivdep")
+#else
+#  define FUSEDSL_INDEPENDENT_ITERATIONS
+#endif

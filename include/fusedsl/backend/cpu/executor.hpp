@@ -327,22 +327,29 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
   {
     std::vector<std::vector<std::byte>> scratch(scratch_bytes.size());
     for (std::size_t s = 0; s < scratch.size(); ++s) scratch[s].resize(scratch_bytes[s]);
-    std::vector<const void*> data;
-    std::vector<std::int64_t> bias;
+    // Each node's operands in this thread's scratch or in memory, set once:
+    // a tile only moves the scratch ones' offsets (`bias`).
+    std::vector<std::vector<const void*>> data(count);
+    std::vector<std::vector<std::int64_t>> bias(count);
+    std::vector<void*> out(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+      data[i].assign(n.leaves.size() + 1, nullptr);
+      bias[i].assign(n.leaves.size() + 1, 0);
+      for (std::size_t k = 0; k < n.leaves.size(); ++k) {
+        const address& a = n.leaves[k];
+        data[i][k] = a.scratch >= 0 ? scratch[static_cast<std::size_t>(a.scratch)].data() : a.data;
+      }
+      out[i] = n.out.scratch >= 0 ? scratch[static_cast<std::size_t>(n.out.scratch)].data() : n.out.data;
+    }
 #pragma omp for schedule(static)
     for (std::int64_t b = 0; b < group_outer; b += tile) {
       const std::int64_t e = std::min(group_outer, b + tile);
       for (std::size_t i = 0; i < count; ++i) {
         const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
-        data.assign(n.leaves.size() + 1, nullptr);
-        bias.assign(n.leaves.size() + 1, 0);
-        for (std::size_t k = 0; k < n.leaves.size(); ++k) {
-          const address& a = n.leaves[k];
-          data[k] = a.scratch >= 0 ? scratch[static_cast<std::size_t>(a.scratch)].data() : a.data;
-          bias[k] = a.scratch >= 0 ? b * a.per_outer : 0;
-        }
-        void* out = n.out.scratch >= 0 ? scratch[static_cast<std::size_t>(n.out.scratch)].data() : n.out.data;
-        const tile_operands t{data.data(), bias.data(), out, n.out.scratch >= 0 ? b * n.out.per_outer : 0,
+        for (std::size_t k = 0; k < n.leaves.size(); ++k)
+          if (n.leaves[k].scratch >= 0) bias[i][k] = b * n.leaves[k].per_outer;
+        const tile_operands t{data[i].data(), bias[i].data(), out[i], n.out.scratch >= 0 ? b * n.out.per_outer : 0,
                               may_stream[i] != 0};
         void* operand = operand_slot[i] >= 0 ? scratch[static_cast<std::size_t>(operand_slot[i])].data() : nullptr;
         if (n.reduction) entries[i].run(call.prog, n, t, loop_kind::rows, b, e, operand);

@@ -15,6 +15,7 @@
 #  include <emmintrin.h>  // _mm_stream_si128, _mm_sfence
 #endif
 
+#include <fusedsl/core/config.hpp>           // FUSEDSL_CPU_KERNEL, FUSEDSL_INDEPENDENT_ITERATIONS
 #include <fusedsl/core/numerics.hpp>         // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>         // evaluate
 #include <fusedsl/program/detail/nodes.hpp>  // node_runtime
@@ -46,8 +47,7 @@ struct tile_operands {
 /// Elements a loop evaluates at a time: every leaf is first made
 /// contiguous for them (a pointer into memory, or a small local copy of a
 /// broadcast or strided operand), so that the evaluation loop has unit
-/// strides only and no stores that may alias its loads: the compiler
-/// vectorizes it, in-place updates included.
+/// strides only: the compiler vectorizes it.
 inline constexpr std::int64_t chunk = 128;
 
 /// Outputs of at least this many bytes are written with non-temporal
@@ -168,6 +168,20 @@ constexpr bool chunk_invariant_candidate() {
   }
 }
 
+/// True when some subexpression of `E` is a chunk_invariant_candidate: only
+/// then does a loop look for values to hold (a scalar evaluation per row).
+template <class E>
+constexpr bool has_invariant_candidates() {
+  if constexpr (!is_inlined<E>) {
+    return false;
+  } else if constexpr (chunk_invariant_candidate<E>()) {
+    return true;
+  } else {
+    return hana::unpack(detail::children<E>::value,
+                        [](auto... c) { return (has_invariant_candidates<typename decltype(c)::type>() || ...); });
+  }
+}
+
 /// Reads a chunk like chunk_reader, and holds the values of the chunk's
 /// invariant subexpressions (indexed by their first leaf slot).
 struct held_chunk_reader {
@@ -243,10 +257,12 @@ const void* shared_at(const void* shared, std::int64_t i) {
 }
 
 /// `values[i] = e` at the n elements of the prepared chunk (subexpression
-/// `Shared`, if not void, read from `shared`).
+/// `Shared`, if not void, read from `shared`). `values` may be the output
+/// in memory, and a leaf the same elements (an in-place update).
 template <class Shared = void, class E, class V>
 FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n,
                                         const void* shared = nullptr) {
+  FUSEDSL_INDEPENDENT_ITERATIONS
   for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk
     values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(chunk_reader{leaf, i}, shared)));
 }
@@ -258,6 +274,7 @@ FUSEDSL_FORCEINLINE void evaluate_chunk_held(const E& e, const void* const* leaf
                                              std::int64_t n, const void* shared = nullptr) {
   double local[leaf_slots<E>() + 1];
   for (std::size_t k = 0; k <= leaf_slots<E>(); ++k) local[k] = held[k];
+  FUSEDSL_INDEPENDENT_ITERATIONS
   for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk_held
     values[i] =
         static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(held_chunk_reader{leaf, i, local}, shared)));
@@ -267,6 +284,11 @@ FUSEDSL_FORCEINLINE void evaluate_chunk_held(const E& e, const void* const* leaf
 inline shape unravel(std::int64_t flat, const shape& sizes) {
   shape index = sizes;
   for (int d = sizes.rank() - 1; d >= 0; --d) {
+    if (flat < sizes[d]) {  // the rest is 0: no division (a tile starts on a row's first element or inside it)
+      index[d] = flat;
+      flat = 0;
+      continue;
+    }
     index[d] = sizes[d] == 0 ? 0 : flat % sizes[d];
     flat = sizes[d] == 0 ? 0 : flat / sizes[d];
   }
@@ -298,9 +320,16 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
   chunk_leaves<E> leaves;
   alignas(64) value_type values[chunk];
   double held[slots + 1] = {};
+  bool invariant = false;          // the held values stand for their subexpressions along the row
   std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
   const bool stream =
       t.may_stream && out_step == 1 && n.out_sizes.numel() * std::int64_t{sizeof(Out)} >= streaming_bytes;
+  // The loop writes contiguous outputs of its own type in place, and
+  // stages the others (strided, converted or streamed) in `values`: a
+  // copy through `values` cost Adam's group a third of its time.
+  value_type* direct = nullptr;
+  if constexpr (std::is_same_v<Out, value_type>)
+    if (out_step == 1 && !stream) direct = out;
   shape index = unravel(begin, space);
   while (begin < end) {
     const std::int64_t run = std::min(end - begin, row - (r == 0 ? 0 : index[r - 1]));
@@ -309,15 +338,22 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
       leaves.prepare(t.data, base, step, m);
-      bool invariant = true;
-      (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaves.leaf, step, held, &invariant});
+      if constexpr (has_invariant_candidates<E>()) {
+        if (done == 0) {  // a held value is the same along the row: record it at the row's first chunk
+          invariant = true;
+          (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaves.leaf, step, held, &invariant});
+        }
+      }
       const void* shared_chunk = shared_at<Shared>(shared, done_elements);
-      if (invariant) evaluate_chunk_held<Shared>(e, leaves.leaf, held, values, m, shared_chunk);
-      else evaluate_chunk<Shared>(e, leaves.leaf, values, m, shared_chunk);
+      value_type* into = direct ? direct + out_at : values;
+      if (invariant) evaluate_chunk_held<Shared>(e, leaves.leaf, held, into, m, shared_chunk);
+      else evaluate_chunk<Shared>(e, leaves.leaf, into, m, shared_chunk);
       done_elements += m;
-      if (out_step == 1) store_chunk(out + out_at, values, m, stream);
-      else
-        for (std::int64_t i = 0; i < m; ++i) out[out_at + i * out_step] = static_cast<Out>(values[i]);
+      if (!direct) {
+        if (out_step == 1) store_chunk(out + out_at, values, m, stream);
+        else
+          for (std::int64_t i = 0; i < m; ++i) out[out_at + i * out_step] = static_cast<Out>(values[i]);
+      }
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
       out_at += m * out_step;
     }
