@@ -1,10 +1,12 @@
 // CPU benchmark: every workload of issue 4 run by fusedsl (fused, and with
 // fusion off), by Eigen's Tensor module on a thread pool of the same size,
 // and by a hand-written fused OpenMP loop, on the same fresh random inputs.
-// Results are checked against each other before anything is timed. Prints
-// one table: median ms, GB/s (bytes each input read once + each output
-// written once), % of the copy bandwidth measured in the same run, and the
-// speed of fusedsl relative to the best peer.
+// Results are checked against each other before anything is timed. The
+// implementations of a workload, and a copy loop, are timed in blocks taken
+// in turns, in a rotating order, so that each sees the same machine (this
+// one's bandwidth drifts by a third within minutes). Prints one table: median ms, GB/s (bytes each input read
+// once + each output written once), % of the copy bandwidth measured in the
+// same rounds, and the speed of fusedsl relative to the best peer.
 #define EIGEN_USE_THREADS
 #include <algorithm>   // std::sort, std::max
 #include <chrono>      // std::chrono::steady_clock
@@ -66,17 +68,32 @@ struct unbound_thread_pool {
   }
 };
 
-/// Median time of `f` in ms over `repeats` runs after one warm-up.
-double median_ms(const std::function<void()>& f, int repeats = 15) {
-  f();
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const double start = now_ms();
-    f();
-    times.push_back(now_ms() - start);
+/// Median times in ms of the functions `fs` over `blocks` x `runs` runs:
+/// block b runs each function, starting with fs[b % size], untimed for 10
+/// ms at least and then `runs` times in a row. In a row, as a program calls
+/// a kernel; after untimed runs, because what ran before leaves work behind:
+/// its threads spin for a while waiting for more (OpenMP's and Eigen's
+/// pools: Eigen took softmax in 16 ms instead of 11 when every run followed
+/// an OpenMP one), and its dirty cache lines are written back as the next
+/// function reads (a row sum of 0.6 ms took 0.73 right after the copy).
+std::vector<double> median_ms(const std::vector<std::function<void()>>& fs, int blocks = 5, int runs = 3) {
+  std::vector<std::vector<double>> times(fs.size());
+  for (int b = 0; b < blocks; ++b)
+    for (std::size_t j = 0; j < fs.size(); ++j) {
+      const std::size_t k = (static_cast<std::size_t>(b) + j) % fs.size();
+      for (const double start = now_ms(); now_ms() - start < 10;) fs[k]();
+      for (int r = 0; r < runs; ++r) {
+        const double start = now_ms();
+        fs[k]();
+        times[k].push_back(now_ms() - start);
+      }
+    }
+  std::vector<double> medians;
+  for (auto& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t[t.size() / 2]);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return medians;
 }
 
 fx::tensor<float> random(fx::shape sizes, unsigned seed, float lo = -2, float hi = 2) {
@@ -116,14 +133,35 @@ struct row_result {
   std::string workload;
   double bytes;
   double fused, unfused, eigen, hand;
+  double copy_gbs;  ///< the copy loop's bandwidth in the same rounds
 };
 std::vector<row_result> results;
 const char* only = nullptr;  ///< runs only workloads whose name contains it (argv[1])
 
 /// True when workload `name` is to be run.
 bool wanted(const char* name) { return only == nullptr || std::string(name).find(only) != std::string::npos; }
-double copy_gbs = 0;
 bool all_checked = true;
+
+/// A copy loop timed with every workload: 2^25 floats read, 2^25 written.
+struct copy_loop {
+  fx::tensor<float> src, dst;
+  copy_loop() : src({std::int64_t{1} << 25}), dst({std::int64_t{1} << 25}) {
+    for (std::int64_t i = 0; i < src.numel(); ++i) src.data()[i] = static_cast<float>(i % 1000);
+  }
+  double bytes() const { return 2.0 * src.numel() * 4; }
+  void operator()() {
+    const float* s = src.data();
+    float* d = dst.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < src.numel(); ++i) d[i] = s[i];
+  }
+};
+
+/// The one copy loop (2 x 128 MiB, made on first use).
+copy_loop& copier() {
+  static copy_loop loop;
+  return loop;
+}
 
 void check(const char* workload, const char* who, double diff, double tolerance) {
   if (diff > tolerance) {
@@ -132,10 +170,12 @@ void check(const char* workload, const char* who, double diff, double tolerance)
   }
 }
 
-/// Times the four implementations of one workload; each writes into its own output.
+/// Times the four implementations of one workload, each writing into its
+/// own output, in turns with the copy loop.
 void bench(const char* workload, double bytes, const std::function<void()>& fused, const std::function<void()>& unfused,
            const std::function<void()>& eigen, const std::function<void()>& hand) {
-  results.push_back({workload, bytes, median_ms(fused), median_ms(unfused), median_ms(eigen), median_ms(hand)});
+  const std::vector<double> ms = median_ms({fused, unfused, eigen, hand, [] { copier()(); }});
+  results.push_back({workload, bytes, ms[0], ms[1], ms[2], ms[3], copier().bytes() / ms[4] / 1e6});
 }
 
 }  // namespace
@@ -152,18 +192,6 @@ int main(int argc, char** argv) {
 #endif
   std::printf("threads: %d; every peer compiled for %s\n", threads, isa);
 
-  // Copy bandwidth: read 2^25 floats, write 2^25 floats.
-  {
-    auto src = random({std::int64_t{1} << 25}, 1);
-    fx::tensor<float> dst({std::int64_t{1} << 25});
-    const double ms = median_ms([&] {
-      const float* s = src.data();
-      float* d = dst.data();
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < src.numel(); ++i) d[i] = s[i];
-    });
-    copy_gbs = 2.0 * src.numel() * 4 / ms / 1e6;
-  }
 
   // exp(a) * b + c on 2^24 floats.
   if (wanted("exp")) {
@@ -462,14 +490,14 @@ int main(int argc, char** argv) {
     bench("adam  2^22", 7.0 * adam_n * 4, fused, unfused, eigen, hand);
   }
 
-  std::printf("copy bandwidth: %.1f GB/s (read + write)\n\n", copy_gbs);
-  std::printf("| workload | fusedsl ms | GB/s | %% of copy | unfused ms | Eigen ms | hand loop ms | vs best peer |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("\n| workload | fusedsl ms | GB/s | copy GB/s | %% of copy | unfused ms | Eigen ms | hand loop ms | vs best "
+              "peer |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : results) {
     const double gbs = r.bytes / r.fused / 1e6;
     const double best_peer = std::min(r.eigen, r.hand);
-    std::printf("| %s | %.2f | %.1f | %.0f%% | %.2f | %.2f | %.2f | %.2fx |\n", r.workload.c_str(), r.fused, gbs,
-                100 * gbs / copy_gbs, r.unfused, r.eigen, r.hand, best_peer / r.fused);
+    std::printf("| %s | %.2f | %.1f | %.1f | %.0f%% | %.2f | %.2f | %.2f | %.2fx |\n", r.workload.c_str(), r.fused, gbs,
+                r.copy_gbs, 100 * gbs / r.copy_gbs, r.unfused, r.eigen, r.hand, best_peer / r.fused);
   }
   if (!gelu_accuracy.empty()) std::printf("\n%s\n", gelu_accuracy.c_str());
   std::printf("\nresults checked: %s\n", all_checked ? "all agree" : "MISMATCHES (see above)");
