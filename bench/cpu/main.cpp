@@ -34,6 +34,7 @@ using Scalar0 = Eigen::TensorMap<Eigen::Tensor<float, 0, Eigen::RowMajor>>;
 namespace {
 
 constexpr std::int64_t rows = 8192, cols = 1024, flat = std::int64_t{1} << 24, adam_n = std::int64_t{1} << 22;
+constexpr std::int64_t cached = std::int64_t{1} << 18;  ///< elements of the in-cache runs (note_math_bound)
 
 /// With FUSEDSL_BENCH_CPU_TIME set, times are the process's CPU time
 /// instead of wall time: on a shared machine, single-threaded runs
@@ -127,7 +128,7 @@ std::string ulps_text(const fx::tensor<float>& got, const std::vector<double>& e
   std::snprintf(text, sizeof text, worst < 1e4 ? "%.1f ulp" : "%.2g ulp", worst);
   return text;
 }
-std::string gelu_accuracy;  ///< the line the gelu workload prints under the table
+std::vector<std::string> notes;  ///< lines printed under the table
 
 struct row_result {
   std::string workload;
@@ -170,6 +171,22 @@ void check(const char* workload, const char* who, double diff, double tolerance)
   }
 }
 
+/// Notes how long the workload `name` of `big` elements would take if the
+/// math were the only bound: `run` does the same with fusedsl on `small`
+/// elements that stay in the caches (2^18 elements: a few MiB, in the L3)
+/// on one thread, and its time is scaled to `big` elements on every thread.
+/// (Runs that short do not scale to two threads here: 1.6x instead of 1.8x.)
+void note_math_bound(const char* name, const std::function<void()>& run, std::int64_t small, std::int64_t big) {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const double ms = median_ms({run})[0] * static_cast<double>(big) / static_cast<double>(small) / threads;
+  omp_set_num_threads(threads);
+  char line[200];
+  std::snprintf(line, sizeof line, "%s: math bound %.2f ms (fusedsl on %lld elements in cache, one thread, scaled)",
+                name, ms, static_cast<long long>(small));
+  notes.push_back(line);
+}
+
 /// Times the four implementations of one workload, each writing into its
 /// own output, in turns with the copy loop.
 void bench(const char* workload, double bytes, const std::function<void()>& fused, const std::function<void()>& unfused,
@@ -192,7 +209,6 @@ int main(int argc, char** argv) {
 #endif
   std::printf("threads: %d; every peer compiled for %s\n", threads, isa);
 
-
   // exp(a) * b + c on 2^24 floats.
   if (wanted("exp")) {
     auto a = random({flat}, 2), b = random({flat}, 3), c = random({flat}, 4);
@@ -213,6 +229,10 @@ int main(int argc, char** argv) {
       for (std::int64_t i = 0; i < flat; ++i) y4.data()[i] = std::exp(a.data()[i]) * b.data()[i] + c.data()[i];
     };
     fused(), unfused(), eigen(), hand();
+    auto sa = random({cached}, 2), sb = random({cached}, 3), sc = random({cached}, 4);
+    fx::tensor<float> sy({cached});
+    note_math_bound(
+        "exp(a)*b+c", [&] { prog.run(fx::cpu, pa(sa), pb(sb), pc(sc), py(sy)); }, cached, flat);
     check("exp(a)*b+c", "fusedsl", difference(y1, y4), 1e-6);
     check("exp(a)*b+c", "eigen", difference(y3, y4), 1e-6);
     bench("exp(a)*b+c  2^24", 4.0 * flat * 4, fused, unfused, eigen, hand);
@@ -366,8 +386,12 @@ int main(int argc, char** argv) {
         const double z = x.data()[r * cols + c] + b.data()[c];  // the float sum, as all peers round it
         exact[static_cast<std::size_t>(r * cols + c)] = 0.5 * z * std::erfc(-z * 0.70710678118654752440);
       }
-    gelu_accuracy = "bias+gelu, max error against double: fusedsl " + ulps_text(y1, exact) + ", Eigen " +
-                    ulps_text(y3, exact) + ", hand loop (std::erf) " + ulps_text(y4, exact);
+    notes.push_back("bias+gelu, max error against double: fusedsl " + ulps_text(y1, exact) + ", Eigen " +
+                    ulps_text(y3, exact) + ", hand loop (std::erf) " + ulps_text(y4, exact));
+    auto sx = random({cached / cols, cols}, 5);
+    fx::tensor<float> sy({cached / cols, cols});
+    note_math_bound(
+        "bias+gelu", [&] { prog.run(fx::cpu, px(sx), pb(b), py(sy)); }, cached, rows * cols);
     bench("bias+gelu  8192x1024", 2.0 * rows * cols * 4, fused, unfused, eigen, hand);
   }
 
@@ -490,8 +514,9 @@ int main(int argc, char** argv) {
     bench("adam  2^22", 7.0 * adam_n * 4, fused, unfused, eigen, hand);
   }
 
-  std::printf("\n| workload | fusedsl ms | GB/s | copy GB/s | %% of copy | unfused ms | Eigen ms | hand loop ms | vs best "
-              "peer |\n");
+  std::printf(
+      "\n| workload | fusedsl ms | GB/s | copy GB/s | %% of copy | unfused ms | Eigen ms | hand loop ms | vs best "
+      "peer |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : results) {
     const double gbs = r.bytes / r.fused / 1e6;
@@ -499,7 +524,8 @@ int main(int argc, char** argv) {
     std::printf("| %s | %.2f | %.1f | %.1f | %.0f%% | %.2f | %.2f | %.2f | %.2fx |\n", r.workload.c_str(), r.fused, gbs,
                 r.copy_gbs, 100 * gbs / r.copy_gbs, r.unfused, r.eigen, r.hand, best_peer / r.fused);
   }
-  if (!gelu_accuracy.empty()) std::printf("\n%s\n", gelu_accuracy.c_str());
+  if (!notes.empty()) std::printf("\n");
+  for (const auto& line : notes) std::printf("%s\n", line.c_str());
   std::printf("\nresults checked: %s\n", all_checked ? "all agree" : "MISMATCHES (see above)");
   return all_checked ? 0 : 1;
 }
