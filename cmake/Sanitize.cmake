@@ -1,12 +1,7 @@
 # FUSEDSL_SANITIZE=ON builds everything in this project with AddressSanitizer and
 # UndefinedBehaviorSanitizer; any report aborts the test that made it (CI's sanitizer stage).
 option(FUSEDSL_SANITIZE "Build with -fsanitize=address,undefined (reports are fatal)" OFF)
-# Without UBSan's null-pointer checks: they make g++ keep null-pointer checks
-# (-fno-delete-null-pointer-checks), and then it cannot fold the comparisons of
-# per-type addresses with which the compile-time plan tells types apart
-# (docs/limits.md).
-set(fusedsl_sanitize_compile_flags -fsanitize=address,undefined
-    -fno-sanitize=null,nonnull-attribute,returns-nonnull-attribute -fno-sanitize-recover=all)
+set(fusedsl_sanitize_compile_flags -fsanitize=address,undefined -fno-sanitize-recover=all)
 if(FUSEDSL_SANITIZE)
   set(fusedsl_sanitize_flags ${fusedsl_sanitize_compile_flags} -fno-omit-frame-pointer)
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${fusedsl_sanitize_flags}>")

@@ -111,36 +111,27 @@ constexpr auto subexpressions() {
 }
 
 namespace detail {
-/// Position of the first `Ts` that is `T` (plain `is_same` tests: a fold of
-/// hana::contains over growing tuples costs quadratic instantiations).
+/// Position of the first `Ts` that is `T`. Types are compared with the
+/// compiler's `__is_same`: no class template is instantiated per pair
+/// (quadratic `is_same` instantiations cost front ends, nvcc's above all,
+/// dearly for programs of many statements), and no addresses are compared
+/// (g++ with UBSan's null-pointer checks cannot fold comparisons of the
+/// addresses of inline variables).
 template <class T, class... Ts>
 constexpr std::size_t first_index_of() {
-  constexpr bool same[] = {std::is_same_v<T, Ts>..., true};
+  constexpr bool same[] = {__is_same(T, Ts)..., true};
   std::size_t i = 0;
   while (!same[i]) ++i;
   return i;
 }
 
-/// A distinct address per type, to compare types as values in constant evaluation.
-template <class T>
-inline constexpr char type_tag = 0;
-
-/// Which of `Ts` are first occurrences of their type. Types are compared by
-/// their tags' addresses in one constant evaluation: `first_index_of` per
-/// element costs quadratic `is_same` instantiations, which front ends
-/// (nvcc's above all) pay dearly for programs of many statements.
+/// Which of `Ts` are first occurrences of their type.
 template <class... Ts>
 struct first_occurrences {
-  static constexpr std::array<bool, sizeof...(Ts)> kept = [] {
-    const void* const tags[] = {&type_tag<Ts>..., nullptr};
-    std::array<bool, sizeof...(Ts)> first{};
-    for (std::size_t i = 0; tags[i]; ++i) {  // not `i < size`: no `i < 0` for nvcc to warn about
-      std::size_t j = 0;
-      while (tags[j] != tags[i]) ++j;
-      first[i] = j == i;
-    }
-    return first;
-  }();
+  static constexpr std::array<bool, sizeof...(Ts)> kept = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool, sizeof...(Ts)>{(first_index_of<Ts, Ts...>() == I)...};
+  }
+  (std::index_sequence_for<Ts...>{});
 };
 
 /// The types `Ts` whose flag in `Flags::kept` is true, as a type list.

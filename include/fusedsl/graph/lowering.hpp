@@ -23,7 +23,7 @@
 #include <utility>      // std::move
 #include <vector>       // std::vector
 
-#include <fusedsl/expr/traverse.hpp>            // post_order, type_tag, makes_node
+#include <fusedsl/expr/traverse.hpp>            // post_order, first_index_of, makes_node
 #include <fusedsl/graph/detail/index_expr.hpp>  // detail::to_decimal
 #include <fusedsl/graph/graph.hpp>              // graph, node_spec, deps
 #include <fusedsl/program/program.hpp>          // program, placeholder, role
@@ -70,7 +70,6 @@ struct pending_node {
 /// A placeholder's state while lowering: its axes and its current buffer.
 struct leaf_state {
   std::string name;
-  const void* type = nullptr;  ///< the placeholder type's tag (one type per name: program checks it)
   std::vector<int> axes;
   int version = 0;            ///< writes so far
   bool holds_value = true;    ///< version 0 is a value (inputs, inout) rather than unwritten memory
@@ -105,7 +104,7 @@ enum class cell_kind : unsigned char {
 struct cell {
   cell_kind kind = cell_kind::scalar;
   int arity = 0;                   ///< operands (pointwise nodes; a node has one)
-  const void* type = nullptr;      ///< nodes and placeholders: their type's tag (a repeated subexpression is one node)
+  int first = 0;                   ///< nodes: the first cell of the same type (a repeated subexpression is one node)
   dtype value_dtype = dtype::f32;  ///< element type of its value
   std::string_view name;           ///< placeholders: the name
   const char* op = nullptr;        ///< nodes: the reduction's name, or "realize"
@@ -131,7 +130,6 @@ constexpr cell cell_of() {
   if constexpr (makes_node<E>) {
     c.kind = cell_kind::node;
     c.arity = 1;
-    c.type = &detail::type_tag<E>;
     if constexpr (is_reduction_node<E>) {
       c.reduction = true;
       c.op = E::op_type::name;
@@ -147,7 +145,6 @@ constexpr cell cell_of() {
     c.arity = arity_of<E>;
   } else if constexpr (requires { E::role_of; }) {
     c.kind = cell_kind::placeholder;
-    c.type = &detail::type_tag<E>;
     c.name = E::name.view();
     c.holds_value = E::role_of == role::in || E::role_of == role::inout;
     c.rank = E::rank;
@@ -157,12 +154,18 @@ constexpr cell cell_of() {
   return c;
 }
 
+/// Cell `c` with its `first`.
+constexpr cell with_first(cell c, std::size_t first) {
+  c.first = static_cast<int>(first);
+  return c;
+}
+
 /// The subexpressions of a statement's value (a post-order type list), described once per value type.
 template <class List>
 struct cells_of;
 template <class... E>
 struct cells_of<detail::type_list<E...>> {
-  static constexpr std::array<cell, sizeof...(E)> value{cell_of<E>()...};
+  static constexpr std::array<cell, sizeof...(E)> value{with_first(cell_of<E>(), detail::first_index_of<E, E...>())...};
 };
 
 /// A placeholder as a cell (a statement's target).
@@ -205,17 +208,25 @@ struct lowering {
     return result;
   }
 
+  /// True when `a` and `b` hold the same characters, compared one by one
+  /// (see leaf()).
+  static constexpr bool same_name(const std::string& a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < b.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
   /// The state of placeholder `p` (a placeholder cell), created on first sight.
   constexpr leaf_state& leaf(const cell& p) {
-    for (auto& l : leaves)
-      if (l.type == p.type) return l;
+    for (auto& l : leaves)  // one placeholder type per name: program checks it
+      if (same_name(l.name, p.name)) return l;
     leaf_state l;  // filled member by member: nvcc's constexpr mishandles aggregates holding strings
     // Copied character by character: std::string's string_view constructor
     // compares the data pointer with null, which g++ cannot fold for a
     // template parameter object (the name) when null-pointer checks are kept
     // (-fsanitize=address,undefined).
     for (char c : p.name) l.name.push_back(c);
-    l.type = p.type;
     l.buffer = l.name;
     l.holds_value = p.holds_value;
     l.itemsize = static_cast<std::int64_t>(size_of(p.value_dtype));
@@ -247,7 +258,7 @@ struct statement_lowering {
   const cell* cells;
   std::size_t index;
   std::vector<int> operands, operand_start;  ///< per cell, its operands' positions: operands[operand_start[i]...]
-  std::vector<const void*> distinct;         ///< node types, in order of first occurrence
+  std::vector<int> distinct;                 ///< the first node cell of each node type, in order
   std::vector<std::string> buffers;          ///< per distinct node, once lowered
   std::vector<std::vector<int>> shapes;      ///< per distinct node, once lowered
   int tensors = 0;                           ///< tensors met so far (each an input of its own)
@@ -261,8 +272,7 @@ struct statement_lowering {
       operands.insert(operands.end(), stack.end() - e.arity, stack.end());
       stack.resize(stack.size() - static_cast<std::size_t>(e.arity));
       stack.push_back(static_cast<int>(p));
-      if (e.kind == cell_kind::node && std::find(distinct.begin(), distinct.end(), e.type) == distinct.end())
-        distinct.push_back(e.type);
+      if (e.kind == cell_kind::node && e.first == static_cast<int>(p)) distinct.push_back(e.first);
     }
     operand_start.push_back(static_cast<int>(operands.size()));
     buffers.resize(distinct.size());
@@ -275,7 +285,8 @@ struct statement_lowering {
     const cell& e = cells[static_cast<std::size_t>(p)];
     switch (e.kind) {
       case cell_kind::node: {
-        const auto k = static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), e.type) - distinct.begin());
+        const auto k =
+            static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), e.first) - distinct.begin());
         if (buffers[k].empty()) lower_node(p, k);
         add_read(reads, buffers[k], shapes[k], static_cast<std::int64_t>(size_of(e.value_dtype)));
         return shapes[k];

@@ -50,7 +50,6 @@ using named_leaves_of_statement = typename concat<type_list<typename S::target_t
 /// What the checks need to know of a named leaf, as a value.
 struct named_leaf_info {
   std::string_view name;
-  const void* type;
   bool local;
 };
 
@@ -92,16 +91,17 @@ constexpr leaf_usage usage_of(std::string_view name) {
 /// The named leaves of a type list as values.
 template <class... L>
 constexpr std::array<named_leaf_info, sizeof...(L)> leaf_infos(type_list<L...>) {
-  return {named_leaf_info{L::name.view(), &type_tag<L>, is_local<L>}...};
+  return {named_leaf_info{L::name.view(), is_local<L>}...};
 }
 
-/// True when named leaves with equal names are the same declaration.
+/// True when the distinct named leaves `Leaves` (a list of different
+/// types) have different names: two declarations do not share a name.
 template <class Leaves>
 constexpr bool consistent_names(Leaves leaves) {
   const auto infos = leaf_infos(leaves);
   for (std::size_t i = 0; i < infos.size(); ++i)
     for (std::size_t j = i + 1; j < infos.size(); ++j)
-      if (infos[i].name == infos[j].name && infos[i].type != infos[j].type) return false;
+      if (infos[i].name == infos[j].name) return false;
   return true;
 }
 
