@@ -4,9 +4,10 @@
 // Results are checked against each other before anything is timed. The
 // implementations of a workload, and a copy loop, are timed in blocks taken
 // in turns, in a rotating order, so that each sees the same machine (this
-// one's bandwidth drifts by a third within minutes). Prints one table: median ms, GB/s (bytes each input read
-// once + each output written once), % of the copy bandwidth measured in the
-// same rounds, and the speed of fusedsl relative to the best peer.
+// one's bandwidth drifts by a third within minutes). Prints one table:
+// median ms, GB/s (bytes each input read once + each output written once),
+// % of the copy bandwidth measured in the same rounds, and the speed of
+// fusedsl relative to the best peer.
 #define EIGEN_USE_THREADS
 #include <algorithm>   // std::sort, std::max
 #include <chrono>      // std::chrono::steady_clock
@@ -172,18 +173,18 @@ void check(const char* workload, const char* who, double diff, double tolerance)
 }
 
 /// Notes how long the workload `name` of `big` elements would take if the
-/// math were the only bound: `run` does the same with fusedsl on `small`
-/// elements that stay in the caches (2^18 elements: a few MiB, in the L3)
-/// on one thread, and its time is scaled to `big` elements on every thread.
-/// (Runs that short do not scale to two threads here: 1.6x instead of 1.8x.)
-void note_math_bound(const char* name, const std::function<void()>& run, std::int64_t small, std::int64_t big) {
+/// math were the only bound: `run` does the same with fusedsl on `cached`
+/// elements, which stay in the caches (a few MiB, in the L3), on one
+/// thread, and its time is scaled to `big` elements on every thread. (Runs
+/// that short do not scale to two threads here: 1.6x instead of 1.8x.)
+void note_math_bound(const char* name, const std::function<void()>& run, std::int64_t big) {
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
-  const double ms = median_ms({run})[0] * static_cast<double>(big) / static_cast<double>(small) / threads;
+  const double ms = median_ms({run})[0] * static_cast<double>(big) / static_cast<double>(cached) / threads;
   omp_set_num_threads(threads);
   char line[200];
   std::snprintf(line, sizeof line, "%s: math bound %.2f ms (fusedsl on %lld elements in cache, one thread, scaled)",
-                name, ms, static_cast<long long>(small));
+                name, ms, static_cast<long long>(cached));
   notes.push_back(line);
 }
 
@@ -232,7 +233,7 @@ int main(int argc, char** argv) {
     auto sa = random({cached}, 2), sb = random({cached}, 3), sc = random({cached}, 4);
     fx::tensor<float> sy({cached});
     note_math_bound(
-        "exp(a)*b+c", [&] { prog.run(fx::cpu, pa(sa), pb(sb), pc(sc), py(sy)); }, cached, flat);
+        "exp(a)*b+c", [&] { prog.run(fx::cpu, pa(sa), pb(sb), pc(sc), py(sy)); }, flat);
     check("exp(a)*b+c", "fusedsl", difference(y1, y4), 1e-6);
     check("exp(a)*b+c", "eigen", difference(y3, y4), 1e-6);
     bench("exp(a)*b+c  2^24", 4.0 * flat * 4, fused, unfused, eigen, hand);
@@ -391,7 +392,7 @@ int main(int argc, char** argv) {
     auto sx = random({cached / cols, cols}, 5);
     fx::tensor<float> sy({cached / cols, cols});
     note_math_bound(
-        "bias+gelu", [&] { prog.run(fx::cpu, px(sx), pb(b), py(sy)); }, cached, rows * cols);
+        "bias+gelu", [&] { prog.run(fx::cpu, px(sx), pb(b), py(sy)); }, rows * cols);
     bench("bias+gelu  8192x1024", 2.0 * rows * cols * 4, fused, unfused, eigen, hand);
   }
 

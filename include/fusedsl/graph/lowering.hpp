@@ -208,19 +208,10 @@ struct lowering {
     return result;
   }
 
-  /// True when `a` and `b` hold the same characters, compared one by one
-  /// (see leaf()).
-  static constexpr bool same_name(const std::string& a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < b.size(); ++i)
-      if (a[i] != b[i]) return false;
-    return true;
-  }
-
   /// The state of placeholder `p` (a placeholder cell), created on first sight.
   constexpr leaf_state& leaf(const cell& p) {
     for (auto& l : leaves)  // one placeholder type per name: program checks it
-      if (same_name(l.name, p.name)) return l;
+      if (l.name == p.name) return l;
     leaf_state l;  // filled member by member: nvcc's constexpr mishandles aggregates holding strings
     // Copied character by character: std::string's string_view constructor
     // compares the data pointer with null, which g++ cannot fold for a
