@@ -131,6 +131,20 @@ def erfc_fit(tc, xmax, xmin=mpf("0.45")):
     return (lambda u: G_erfc(u + tc)), (lambda u: 1 / G_erfc(u + tc)), a, b
 
 
+# float gelu_erf: erfc(z) e^{z^2} = t G(t), t = 1/(1 + q |x|), z = |x|/sqrt 2, q = 1/sqrt 2 rounded to
+# float (so t = 1/(1 + p z), p = q sqrt 2 ~ 1: the slope of t G(t) amplifies the rounding of t at most
+# 1.28 times), |x| <= 14.5 (gelu's tail rounds to -0 beyond 14.3), G fitted in u = t - TC_G (relative
+# error), G(0) a double (split in two floats in the C++).
+Q_GELU = mpf(to_f32(1 / mp.sqrt(2)))
+T_MIN_GELU = 1 / (1 + Q_GELU * mpf("14.5"))
+TC_G = mpf(to_f32((T_MIN_GELU + 1) / 2))
+def G_gelu(u):
+    t = u + TC_G
+    z = (1 / t - 1) / (Q_GELU * mp.sqrt(2))
+    return mp.erfc(z) * mp.exp(z * z) / t
+# and e^(s/2) = 1 + s W(s), s = 2r, |s| <= 0.75 (r reduced by ln2 from -x^2/2 plus up to 0.026 of x^2's low part)
+W_half = lambda s: small(s, lambda s: mpf(1) / 2 + s / 8 + s * s / 48, lambda s: mp.expm1(s / 2) / s)
+
 # sin / cos on |r| <= pi/4 (fit to 0.786): sin r = r + r^3 S(r^2), cos r = 1 - r^2/2 + r^4 C(r^2).
 S_sin = lambda z: small(z, lambda z: -mpf(1) / 6 + z / 120 - z * z / 5040, lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / mp.sqrt(z) ** 3)
 C_cos = lambda z: small(z, lambda z: mpf(1) / 24 - z / 720 + z * z / 40320, lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z ** 2)
@@ -154,6 +168,8 @@ fits = [
     # float: erfc for x in [0, 10.1] (gelu's tail underflows past 10.1 sqrt 2; gelu uses it
     # down to 0), G = g0 + u (g1 + u G2(u)) with g0, g1 doubles (those two steps are taken in double)
     ("erfc_f", True, *erfc_fit(TC_F, mpf("10.1"), xmin=mpf(0)), range(0, 10), 2),
+    ("gelu_g_f", True, G_gelu, lambda u: 1 / G_gelu(u), T_MIN_GELU - TC_G, 1 - TC_G, range(0, 13), 1),
+    ("exp_half_f", True, W_half, lambda s: abs(s) / mp.exp(s / 2), mpf("-0.75"), mpf("0.75"), range(0, 6)),
     # double: x in [0.45, 27.3]
     ("erfc_d", False, *erfc_fit(TC_D, mpf("27.3")), range(0, 26)),
     # float sin/cos are evaluated in double: fit for ~2^-30 in double coefficients
@@ -170,10 +186,16 @@ def fit_rounded(f, w, a, b, degrees, single, wide=0):
     first `wide` coefficients are rounded to double even for a float fit."""
     fixed = []
     emax0 = None
+    previous = None
     for k in range(len(degrees)):
         rest = degrees[k:]
         g = lambda v, fixed=tuple(fixed): f(v) - sum(mpf(c) * v ** d for c, d in fixed)
         coef, emax, grid, fv, wv = remez(g, w, a, b, rest)
+        # The exchange can fail to converge on the last few monomials (the error jumps by
+        # orders of magnitude): the previous fit's remaining coefficients are then kept.
+        if previous is not None and emax > 2 * previous[1]:
+            coef, emax = previous[0][1:], previous[1]
+        previous = (coef, emax)
         if emax0 is None:
             emax0 = emax
         rnd = to_f32 if single and k >= wide else float

@@ -20,7 +20,7 @@
 /// Accuracy (max error in ulps of the result against the function in long
 /// double, asserted by tests/backend/vector_math.cpp over the whole range;
 /// docs/math.md has the measured values): float: every function <= 1 ulp
-/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 2.5); sqrt and rsqrt
+/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 6, traded for speed); sqrt and rsqrt
 /// correctly rounded (sqrt bit for bit std::sqrt). double: exp, log, log1p
 /// <= 1; erf <= 1.5; sin, cos <= 2; expm1, sigmoid <= 2.5; tanh, silu,
 /// gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
@@ -85,7 +85,6 @@ struct fp<float> {
   static constexpr float tiny = 0x1p-26f;              // |x| below: expm1(x) and log1p(x) round to x
   static constexpr float tanh_hi = 10.0f;              // tanh = +-1 in float above 9.01
   static constexpr float erf_hi = 4.0f;                // erf = +-1 in float above 3.92
-  static constexpr float erfc_hi = 10.1f;              // end of the fitted erfc range (gelu's tail underflows there)
   static constexpr float gelu_lo = -14.5f;             // gelu(x) rounds to -0 below -14.3
   static constexpr int subnormal_shift = 25;           // log scales subnormal inputs by 2^25
   static constexpr uint sqrt_half_bits = 0x3f3504f3u;  // sqrt(1/2)
@@ -112,10 +111,9 @@ struct fp<float> {
                      v * (-0x1.b80062p-6f + v * (0x1.543f2ap-8f + v * (-0x1.a583bcp-11f + v * 0x1.4d2864p-14f)))));
   }
   // erfc(x) = exp(-x^2) t G(t - 0.6), t = 3/(3+x), 0 <= x <= 10.1: 2^-28.7, with
-  // G = g0 + u (g1 + u G2(u)) fitted with g0, g1 doubles: erfc_float_wide
-  // takes these two steps in double; erf's erfc, which needs less, in float.
-  // The centre 0.6 is not a float: erfc_float_wide subtracts it in double.
-  static constexpr double erfc_tc = 0.6;
+  // G = g0 + u (g1 + u G2(u)) fitted with g0, g1 doubles (for a gelu of an
+  // earlier session that took those steps in double); erf, which needs erfc
+  // only to 2^-21 of itself, rounds them to float.
   static constexpr float erfc_tc_hi = 0.6f;
   static constexpr double erfc_g0 = 0x1.b3e012d77098dp-2, erfc_g1 = 0x1.8c364b60c45c2p-1;
   FUSEDSL_VM_INLINE static float erfc_g2(float u) {
@@ -126,6 +124,33 @@ struct fp<float> {
                           u * (-0x1.0026f2p-3f + u * (-0x1.28222p-3f + u * (0x1.21af08p-7f + u * 0x1.cbb03p-5f))))));
   }
   FUSEDSL_VM_INLINE static float erfc_g(float u) { return float(erfc_g0) + u * (float(erfc_g1) + u * erfc_g2(u)); }
+  // gelu_erf: erfc(z) e^(z^2) = t G(t - gelu_tc), t = 1/(1 + gelu_q |x|),
+  // z = |x|/sqrt 2, |x| <= 14.5: 2^-27.0. gelu_q = 1/sqrt 2 rounded, so that
+  // t = 1/(1 + p z) with p ~ 1, where the slope of t G(t) amplifies the
+  // rounding of t at most 1.28 times (3.4 times for erf's t = 3/(3+z)).
+  // Estrin's scheme (u^2, u^4, u^8): a loop of gelu is bound by the latency
+  // of its longest chains (with Horner's scheme 0.98 ns per element on one
+  // AVX2 core, 0.85 with Estrin's); the leading coefficient is a double,
+  // added last as two floats.
+  static constexpr float gelu_q = 0x1.6a09e6p-1f, gelu_tc = 0x1.16bfd8p-1f;
+  static constexpr double gelu_g0 = 0x1.c044e9eac70d4p-1;
+  FUSEDSL_VM_INLINE static float gelu_g(float u) {
+    constexpr float g0_hi = float(gelu_g0), g0_lo = float(gelu_g0 - double(g0_hi));
+    const float u2 = u * u, u4 = u2 * u2, u8 = u4 * u4;
+    const float p01 = g0_lo + u * 0x1.c3742cp-2f, p23 = -0x1.91ef1ep-2f + u * -0x1.71ddd4p-5f,
+                p45 = 0x1.596c1cp-2f + u * -0x1.3d9e16p-2f, p67 = 0x1.419afep-5f + u * 0x1.268624p-2f,
+                p89 = -0x1.eddaf2p-2f + u * 0x1.646816p-2f, p1011 = 0x1.8929dcp-3f + u * -0x1.4b6428p-1f;
+    const float p03 = p01 + u2 * p23, p47 = p45 + u2 * p67, p811 = p89 + u2 * p1011;
+    const float p07 = p03 + u4 * p47, p812 = p811 + u4 * 0x1.aabc3ep-2f;
+    return g0_hi + (p07 + u8 * p812);
+  }
+  // k W(s), e^(s/2) = 1 + s W(s), |s| <= 0.75: 2^-27.4 (relative to e^(s/2));
+  // k a power of two (constant), folded into the coefficients.
+  FUSEDSL_VM_INLINE static float exp_half_w(float s, float k) {
+    return k * 0x1p-1f + s * (k * 0x1.fffffap-4f +
+                              s * (k * 0x1.55544ep-6f +
+                                   s * (k * 0x1.5559ccp-9f + s * (k * 0x1.1269fap-12f + s * (k * 0x1.6a061ep-16f)))));
+  }
 };
 
 /// double: bit layout and the reduction constants.
@@ -399,24 +424,6 @@ FUSEDSL_VM_INLINE exp_parts<T> erfc_split(T z, T zz_hi, T zz_lo) {
   return {e.m * (th * G + tl * G), e.s};
 }
 
-/// float erfc(z), 0 <= z <= erfc_hi (NaN passes), as a double for the
-/// caller to finish with one rounding: e^(-z^2) t G(t), t = 3/(3+z), where
-/// z^2 = zz_hi + zz_lo exactly enough. The polynomials and the reduction of
-/// e^(-z^2) run in float (4 lanes with SSE2); t, 1 + (e^r - 1), 2^n and the
-/// products in double (2 lanes, few operations), so that only the float
-/// polynomials round at float precision: G's first two steps,
-/// g0 + u (g1 + u G2(u)), are taken in double with u exact, so that neither
-/// the rounding of G's leading terms nor that of t (which the slope of t G(t)
-/// amplifies 2.4 times near z = 1) costs accuracy; erfc_split's correction
-/// tl is not needed.
-FUSEDSL_VM_INLINE double erfc_float_wide(float z, float zz_hi, float zz_lo) {
-  using F = fp<float>;
-  const double t = 3.0 / (3.0 + double(z));
-  const double u = t - F::erfc_tc;
-  const double G = F::erfc_g0 + u * (F::erfc_g1 + u * double(F::erfc_g2(static_cast<float>(u))));
-  return (t * G) * exp_float_wide(-zz_hi, -zz_lo);
-}
-
 /// num / (1 + t) for 0 <= t <= 1 (or NaN), with the rounding of 1 + t
 /// corrected: 1 + t = d + dl exactly, num / (d + dl) = y (1 - dl/d + ...).
 template <class T>
@@ -639,34 +646,59 @@ FUSEDSL_VM_INLINE T erf(T x) {
   return detail::with_sign_of(detail::select(ax < T(0.875), small, big), x);
 }
 
+namespace detail {
+/// float gelu_erf in float only (no double: 8 lanes with AVX2), built for
+/// the shortest dependency chains, since a loop of it is bound by their
+/// latency: with a = min(|x|, 14.5), h = a/2 erfc(a/sqrt 2) (gelu for x < 0,
+/// x - gelu for x >= 0) is the product of
+///  - a 2^(n+64) (exact),
+///  - t G(t) = erfc(z) e^(z^2), t = 1/(1 + gelu_q a),
+///  - e^r 2^-65 = 1 + s W(s) with coefficients scaled by 2^-65, where
+///    -a^2/2 = n ln2 + r, s = 2r: a^2 = hi + lo with hi exact (a masked to 12
+///    bits, squared) and s = (-hi - n 2ln2_hi) + (-lo - n 2ln2_lo), exact
+///    but for the last sum (Sterbenz, as exp_split).
+/// The last product is the one rounding into the subnormal range.
+/// Correct with or without FMA contraction. 2.8 times faster than the gelu
+/// it replaced (erfc finished in double, 2.1 ulp), at 5.4 ulp (docs/math.md).
+FUSEDSL_VM_INLINE float gelu_erf_float(float x) {
+  using F = fp<float>;
+  // min(|x|, 14.5) on the bits (one integer min); NaN becomes 14.5 here, the last select restores it.
+  const std::uint32_t ax = bits(abs(x)), cap = bits(-F::gelu_lo);
+  const float a = from_bits<float>(ax < cap ? ax : cap);
+  const split_square<float> aa = square_split(a);
+  const float k = aa.hi * (-0.5f * F::log2e) + F::shifter;  // n + shifter, n = round(-a^2/2 / ln2)
+  const float n = k - F::shifter;
+  const float s = (-aa.hi - n * (2.0f * F::ln2_hi)) + (-aa.lo - n * (2.0f * F::ln2_lo));
+  const float e = s * F::exp_half_w(s, 0x1p-65f) + 0x1p-65f;  // e^r 2^-65
+  const float t = 1.0f / (1.0f + F::gelu_q * a);
+  const float h = ((a * pow2(k, 64u)) * (t * F::gelu_g(t - F::gelu_tc))) * e;
+  const float y = select(x >= 0.0f, x - h, -h);           // -0 - (+0) = -0 for x = -0
+  return select(x >= -0x1.fffffep127f, y, nan<float>());  // -Inf (as -Inf times 0) and NaN: NaN
+}
+}  // namespace detail
+
 /// gelu with the exact erf form, x/2 (1 + erf(x/sqrt(2))), computed as
 /// x/2 erfc(-x/sqrt(2)) for x < 0 (no cancellation), with x^2/2 taken from
-/// x exactly; gelu_erf(-Inf) = NaN as for the formula.
+/// x exactly; gelu_erf(-Inf) = NaN as for the formula. float: in float only
+/// (detail::gelu_erf_float); double: erf's polynomial near 0, erfc beyond.
 template <class T>
 FUSEDSL_VM_INLINE T gelu_erf(T x) {
-  using F = detail::fp<T>;
-  const T xc = detail::clamp(x, F::gelu_lo, -F::gelu_lo);
-  const T az = detail::abs(xc) * T(0.70710678118654752440);
-  const detail::split_square<T> xx = detail::square_split(xc);
-  const T zc = detail::select(az > F::erfc_hi, F::erfc_hi, az);
-  T y;
   if constexpr (sizeof(T) == 4) {
-    // One erfc for every x (float's G is fitted down to 0), finished in
-    // double. x/2 is taken in float: exact but for subnormal x, which then
-    // round (to +-0 at the smallest) as in the formula x/2 (1 + erf).
-    const double c = detail::erfc_float_wide(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
-    y = detail::select(x >= T(0), static_cast<T>(double(T(0.5) * x) * (2.0 - c)),
-                       static_cast<T>(double(T(0.5) * xc) * c));
+    return detail::gelu_erf_float(x);
   } else {
+    using F = detail::fp<T>;
+    const T xc = detail::clamp(x, F::gelu_lo, -F::gelu_lo);
+    const T az = detail::abs(xc) * T(0.70710678118654752440);
+    const detail::split_square<T> xx = detail::square_split(xc);
+    const T zc = detail::select(az > F::erfc_hi, F::erfc_hi, az);
     const bool small = az < T(0.5);
     const T half_x = T(0.5) * x;
     const T small_erf = az + az * F::erf_e(az * az);  // erf(|x|/sqrt 2)
     const detail::exp_parts<T> c = detail::erfc_split(zc, T(0.5) * xx.hi, T(0.5) * xx.lo);
     const T pos = half_x * detail::select(small, T(1) + small_erf, T(2) - c.m * c.s);
     const T neg = detail::select(small, half_x * (T(1) - small_erf), ((T(0.5) * xc) * c.m) * c.s);
-    y = detail::select(x >= T(0), pos, neg);
+    return detail::select(x == -detail::inf<T>(), detail::nan<T>(), detail::select(x >= T(0), pos, neg));
   }
-  return detail::select(x == -detail::inf<T>(), detail::nan<T>(), y);
 }
 
 /// gelu with the tanh approximation, x/2 (1 + tanh(v/2)) = x sigmoid(v),
