@@ -119,10 +119,12 @@ Em1_erf = lambda v: E_erf(v) - 1
 # the centred u = t - TC (relative error). G varies only 4-fold over the range (erfc e^{x^2} itself
 # 30-fold), so that its evaluation cancels little. (t is computed to twice the working precision
 # in the C++, since the slope of G would amplify its rounding about 2.4 times near x = 1.)
+def erfc_scaled_over_t(t, p):
+    """erfc(z) e^{z^2} / t at t = 1/(1 + p z)."""
+    z = (1 / t - 1) / p
+    return mp.erfc(z) * mp.exp(z * z) / t
 TSCALE = mpf(3)
-def G_erfc(t):
-    x = TSCALE / t - TSCALE
-    return mp.erfc(x) * mp.exp(x * x) / t
+G_erfc = lambda t: erfc_scaled_over_t(t, 1 / TSCALE)
 TC_F = mpf("0.6")
 TC_D = mpf("0.48")
 def erfc_fit(tc, xmax, xmin=mpf("0.45")):
@@ -138,10 +140,7 @@ def erfc_fit(tc, xmax, xmin=mpf("0.45")):
 Q_GELU = mpf(to_f32(1 / mp.sqrt(2)))
 T_MIN_GELU = 1 / (1 + Q_GELU * mpf("14.5"))
 TC_G = mpf(to_f32((T_MIN_GELU + 1) / 2))
-def G_gelu(u):
-    t = u + TC_G
-    z = (1 / t - 1) / (Q_GELU * mp.sqrt(2))
-    return mp.erfc(z) * mp.exp(z * z) / t
+G_gelu = lambda u: erfc_scaled_over_t(u + TC_G, Q_GELU * mp.sqrt(2))
 # and e^(s/2) = 1 + s W(s), s = 2r, |s| <= 0.75 (r reduced by ln2 from -x^2/2 plus up to 0.026 of x^2's low part)
 W_half = lambda s: small(s, lambda s: mpf(1) / 2 + s / 8 + s * s / 48, lambda s: mp.expm1(s / 2) / s)
 

@@ -672,8 +672,8 @@ FUSEDSL_VM_INLINE float gelu_erf_float(float x) {
   const float e = s * F::exp_half_w(s, 0x1p-65f) + 0x1p-65f;  // e^r 2^-65
   const float t = 1.0f / (1.0f + F::gelu_q * a);
   const float h = ((a * pow2(k, 64u)) * (t * F::gelu_g(t - F::gelu_tc))) * e;
-  const float y = select(x >= 0.0f, x - h, -h);           // -0 - (+0) = -0 for x = -0
-  return select(x >= -0x1.fffffep127f, y, nan<float>());  // -Inf (as -Inf times 0) and NaN: NaN
+  const float y = select(x >= 0.0f, x - h, -h);       // -0 - (+0) = -0 for x = -0
+  return select(x > -inf<float>(), y, nan<float>());  // -Inf (as -Inf times 0) and NaN: NaN
 }
 }  // namespace detail
 
