@@ -119,12 +119,10 @@ Em1_erf = lambda v: E_erf(v) - 1
 # the centred u = t - TC (relative error). G varies only 4-fold over the range (erfc e^{x^2} itself
 # 30-fold), so that its evaluation cancels little. (t is computed to twice the working precision
 # in the C++, since the slope of G would amplify its rounding about 2.4 times near x = 1.)
-def erfc_scaled_over_t(t, p):
-    """erfc(z) e^{z^2} / t at t = 1/(1 + p z)."""
-    z = (1 / t - 1) / p
-    return mp.erfc(z) * mp.exp(z * z) / t
 TSCALE = mpf(3)
-G_erfc = lambda t: erfc_scaled_over_t(t, 1 / TSCALE)
+def G_erfc(t):
+    x = TSCALE / t - TSCALE
+    return mp.erfc(x) * mp.exp(x * x) / t
 TC_F = mpf("0.6")
 TC_D = mpf("0.48")
 def erfc_fit(tc, xmax, xmin=mpf("0.45")):
@@ -133,14 +131,9 @@ def erfc_fit(tc, xmax, xmin=mpf("0.45")):
     return (lambda u: G_erfc(u + tc)), (lambda u: 1 / G_erfc(u + tc)), a, b
 
 
-# float gelu_erf: erfc(z) e^{z^2} = t G(t), t = 1/(1 + q |x|), z = |x|/sqrt 2, q = 1/sqrt 2 rounded to
-# float (so t = 1/(1 + p z), p = q sqrt 2 ~ 1: the slope of t G(t) amplifies the rounding of t at most
-# 1.28 times), |x| <= 14.5 (gelu's tail rounds to -0 beyond 14.3), G fitted in u = t - TC_G (relative
-# error), G(0) a double (split in two floats in the C++).
-Q_GELU = mpf(to_f32(1 / mp.sqrt(2)))
-T_MIN_GELU = 1 / (1 + Q_GELU * mpf("14.5"))
-TC_G = mpf(to_f32((T_MIN_GELU + 1) / 2))
-G_gelu = lambda u: erfc_scaled_over_t(u + TC_G, Q_GELU * mp.sqrt(2))
+# float gelu_erf: erfc(a/sqrt 2) e^{a^2/2} = N(a)/D(a), 0 <= a = |x| <= 14.5 (gelu's tail rounds
+# to -0 beyond 14.3), a rational fitted for its relative error (rational_fit below).
+R_gelu = lambda a: mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2)
 # and e^(s/2) = 1 + s W(s), s = 2r, |s| <= 0.75 (r reduced by ln2 from -x^2/2 plus up to 0.026 of x^2's low part)
 W_half = lambda s: small(s, lambda s: mpf(1) / 2 + s / 8 + s * s / 48, lambda s: mp.expm1(s / 2) / s)
 
@@ -167,7 +160,6 @@ fits = [
     # float: erfc for x in [0, 10.1] (gelu's tail underflows past 10.1 sqrt 2; gelu uses it
     # down to 0), G = g0 + u (g1 + u G2(u)) with g0, g1 doubles (those two steps are taken in double)
     ("erfc_f", True, *erfc_fit(TC_F, mpf("10.1"), xmin=mpf(0)), range(0, 10), 2),
-    ("gelu_g_f", True, G_gelu, lambda u: 1 / G_gelu(u), T_MIN_GELU - TC_G, 1 - TC_G, range(0, 13), 1),
     ("exp_half_f", True, W_half, lambda s: abs(s) / mp.exp(s / 2), mpf("-0.75"), mpf("0.75"), range(0, 6)),
     # double: x in [0.45, 27.3]
     ("erfc_d", False, *erfc_fit(TC_D, mpf("27.3")), range(0, 26)),
@@ -177,6 +169,94 @@ fits = [
     ("sin_d", False, S_sin, lambda z: z, 0, RT, range(0, 6)),
     ("cos_d", False, C_cos, lambda z: z * z, 0, RT, range(0, 6)),
 ]
+
+# (name, f, a, b, numerator degree, denominator degree): float rationals N/D,
+# D(0) = 1, fitted for their relative error by rational_fit.
+rational_fits = [
+    ("gelu_r_f", R_gelu, 0, mpf("14.5"), 4, 5),
+]
+
+
+def rational_fit(f, a, b, m, n, fixed=(), npts=300, iters=40):
+    """P/Q, P of degree m and Q of degree n with Q(0) = 1, that minimizes the
+    maximum relative error |P/Q - f| / f over a Chebyshev grid of [a, b]:
+    Loeb's linearization (least squares of (P - f Q) / (f Q_previous)) with
+    Lawson's reweighting (weights grow where the error is large), which
+    converges to the minimax fit. Coefficients are numbered p0..pm, then
+    q1..qn; `fixed` maps some of them to values held fixed. Returns the
+    coefficients, p's then q's (q0 = 1 left out), and the maximum error."""
+    grid = [a + (b - a) * (1 - mp.cos(mp.pi * (i + mpf(0.5)) / npts)) / 2 for i in range(npts)] + [a, b]
+    fv = [f(x) for x in grid]
+    basis = lambda x, fx: [x ** j for j in range(m + 1)] + [-fx * x ** j for j in range(1, n + 1)]
+    fixed = dict(fixed)
+    free = [k for k in range(m + 1 + n) if k not in fixed]
+    weights = [mpf(1)] * len(grid)
+    q_previous = [mpf(1)] * len(grid)
+    best = None
+    for _ in range(iters):
+        A = mp.matrix(len(free), len(free))
+        rhs = mp.matrix(len(free), 1)
+        for x, fx, wt, qp in zip(grid, fv, weights, q_previous):
+            row = basis(x, fx)
+            scale = wt / (fx * qp) ** 2
+            target = fx - sum(row[k] * c for k, c in fixed.items())  # P - f (Q - 1) = f
+            for i, ki in enumerate(free):
+                rhs[i] += scale * row[ki] * target
+                for j, kj in enumerate(free):
+                    A[i, j] += scale * row[ki] * row[kj]
+        sol = mp.lu_solve(A, rhs)
+        coef = [fixed[k] if k in fixed else sol[free.index(k)] for k in range(m + 1 + n)]
+        p, q = coef[: m + 1], [mpf(1)] + coef[m + 1 :]
+        q_previous = [mp.polyval(q[::-1], x) for x in grid]
+        errors = [mp.polyval(p[::-1], x) / qx / fx - 1 for x, qx, fx in zip(grid, q_previous, fv)]
+        emax = max(abs(e) for e in errors)
+        if best is None or emax < best[1]:
+            best = (coef, emax)
+        weights = [wt * mp.sqrt(abs(e)) for wt, e in zip(weights, errors)]
+        total = sum(weights)
+        weights = [wt / total for wt in weights]
+    return best
+
+
+def float_neighbour(x, step):
+    """The float `step` ulps away from float x (x > 0)."""
+    bits = struct.unpack("I", struct.pack("f", float(x)))[0]
+    return mpf(struct.unpack("f", struct.pack("I", bits + step))[0])
+
+
+def rational_fit_rounded(f, a, b, m, n):
+    """rational_fit, then each coefficient rounded to float in turn, the rest
+    refitted: highest degree first, since a coefficient's rounding shows
+    where its term dominates and the lower terms can still absorb it there.
+    Last, a descent over the rounded coefficients one ulp at a time while
+    that lowers the error (measured on a uniform grid, finer than the fit's)."""
+    order = [k for d in range(max(m, n), -1, -1) for k in ([m + d] if 1 <= d <= n else []) + ([d] if d <= m else [])]
+    coef, emax0 = rational_fit(f, a, b, m, n)
+    fixed = {}
+    for k in order:
+        fixed[k] = mpf(to_f32(coef[k]))
+        if len(fixed) < len(order):
+            coef, _ = rational_fit(f, a, b, m, n, fixed=fixed)
+    grid = [a + (b - a) * i / 2000 for i in range(2001)]
+    fv = [f(x) for x in grid]
+
+    def error(c):
+        p, q = c[: m + 1], [mpf(1)] + c[m + 1 :]
+        return max(abs(mp.polyval(p[::-1], x) / mp.polyval(q[::-1], x) / fx - 1) for x, fx in zip(grid, fv))
+
+    rounded = [fixed[k] for k in range(m + 1 + n)]
+    erounded = error(rounded)
+    improved = True
+    while improved:
+        improved = False
+        for k in range(1, m + 1 + n):  # p0 = f(0) = 1 is exact
+            for step in (1, -1):
+                trial = rounded[:k] + [float_neighbour(rounded[k], step)] + rounded[k + 1 :]
+                etrial = error(trial)
+                if etrial < erounded:
+                    rounded, erounded, improved = trial, etrial, True
+    return rounded, emax0, erounded
+
 
 def fit_rounded(f, w, a, b, degrees, single, wide=0):
     """Remez fit, then rounding one coefficient at a time (lowest degree
@@ -216,4 +296,14 @@ if __name__ == "__main__":
               f"minimax weighted error {mp.nstr(emax, 3)} (2^{mp.nstr(mp.log(emax, 2), 4)}), "
               f"with rounded coefficients {mp.nstr(erounded, 3)} (2^{mp.nstr(mp.log(erounded, 2), 4)})")
         print("  " + ", ".join(hexf(c, single and k >= wide) for k, c in enumerate(rounded)))
+        sys.stdout.flush()
+    for name, f, a, b, m, n in rational_fits:
+        if only and name not in only:
+            continue
+        rounded, emax, erounded = rational_fit_rounded(f, mpf(a), mpf(b), m, n)
+        print(f"// {name}: degrees {m}/{n} on [{mp.nstr(a, 6)}, {mp.nstr(b, 6)}]: "
+              f"minimax relative error {mp.nstr(emax, 3)} (2^{mp.nstr(mp.log(emax, 2), 4)}), "
+              f"with rounded coefficients {mp.nstr(erounded, 3)} (2^{mp.nstr(mp.log(erounded, 2), 4)})")
+        print("  N: " + ", ".join(hexf(c, True) for c in rounded[: m + 1]))
+        print("  D: 0x1p+0f, " + ", ".join(hexf(c, True) for c in rounded[m + 1 :]))
         sys.stdout.flush()

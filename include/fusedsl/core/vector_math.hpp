@@ -15,12 +15,14 @@
 /// The code is correct whether or not the compiler contracts a*b+c into FMA
 /// (g++ does in GNU mode with -march=native): no step relies on the rounding
 /// of a product, and splits of a value into high and low parts are done by
-/// masking bits.
+/// masking bits. Where the target has FMA (FUSEDSL_VM_FMA), float gelu_erf
+/// uses it explicitly (mul_add).
 ///
 /// Accuracy (max error in ulps of the result against the function in long
 /// double, asserted by tests/backend/vector_math.cpp over the whole range;
 /// docs/math.md has the measured values): float: every function <= 1 ulp
-/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 6, traded for speed); sqrt and rsqrt
+/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 6 with FMA, 7.5 without:
+/// traded for speed); sqrt and rsqrt
 /// correctly rounded (sqrt bit for bit std::sqrt). double: exp, log, log1p
 /// <= 1; erf <= 1.5; sin, cos <= 2; expm1, sigmoid <= 2.5; tanh, silu,
 /// gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
@@ -61,6 +63,29 @@ inline constexpr bool double_vectorizes = true;
 #endif
 
 namespace detail {
+
+/// 1 when the target has a fused multiply-add that mul_add compiles to
+/// inline (x86 with FMA: -mfma, -march=x86-64-v3 or newer, not
+/// the AVX2 clone of FUSEDSL_CPU_KERNEL, whose macros are the baseline's;
+/// AArch64; CUDA devices).
+#if defined(__CUDA_ARCH__) || defined(__FMA__) || defined(__aarch64__)
+#  define FUSEDSL_VM_FMA 1
+#else
+#  define FUSEDSL_VM_FMA 0
+#endif
+
+/// a b + c, rounded once where the target has a fused multiply-add
+/// (FUSEDSL_VM_FMA), twice otherwise: for steps whose accuracy should not
+/// depend on whether the compiler contracts (g++ does not below -O2).
+FUSEDSL_VM_INLINE float mul_add(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#elif FUSEDSL_VM_FMA
+  return __builtin_fmaf(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
 
 template <class T>
 struct fp;
@@ -124,25 +149,20 @@ struct fp<float> {
                           u * (-0x1.0026f2p-3f + u * (-0x1.28222p-3f + u * (0x1.21af08p-7f + u * 0x1.cbb03p-5f))))));
   }
   FUSEDSL_VM_INLINE static float erfc_g(float u) { return float(erfc_g0) + u * (float(erfc_g1) + u * erfc_g2(u)); }
-  // gelu_erf: erfc(z) e^(z^2) = t G(t - gelu_tc), t = 1/(1 + gelu_q |x|),
-  // z = |x|/sqrt 2, |x| <= 14.5: 2^-27.0. gelu_q = 1/sqrt 2 rounded, so that
-  // t = 1/(1 + p z) with p ~ 1, where the slope of t G(t) amplifies the
-  // rounding of t at most 1.28 times (3.4 times for erf's t = 3/(3+z)).
-  // Estrin's scheme (u^2, u^4, u^8): a loop of gelu is bound by the latency
-  // of its longest chains (with Horner's scheme 0.98 ns per element on one
-  // AVX2 core, 0.85 with Estrin's); the leading coefficient is a double,
-  // added last as two floats.
-  static constexpr float gelu_q = 0x1.6a09e6p-1f, gelu_tc = 0x1.16bfd8p-1f;
-  static constexpr double gelu_g0 = 0x1.c044e9eac70d4p-1;
-  FUSEDSL_VM_INLINE static float gelu_g(float u) {
-    constexpr float g0_hi = float(gelu_g0), g0_lo = float(gelu_g0 - double(g0_hi));
-    const float u2 = u * u, u4 = u2 * u2, u8 = u4 * u4;
-    const float p01 = g0_lo + u * 0x1.c3742cp-2f, p23 = -0x1.91ef1ep-2f + u * -0x1.71ddd4p-5f,
-                p45 = 0x1.596c1cp-2f + u * -0x1.3d9e16p-2f, p67 = 0x1.419afep-5f + u * 0x1.268624p-2f,
-                p89 = -0x1.eddaf2p-2f + u * 0x1.646816p-2f, p1011 = 0x1.8929dcp-3f + u * -0x1.4b6428p-1f;
-    const float p03 = p01 + u2 * p23, p47 = p45 + u2 * p67, p811 = p89 + u2 * p1011;
-    const float p07 = p03 + u4 * p47, p812 = p811 + u4 * 0x1.aabc3ep-2f;
-    return g0_hi + (p07 + u8 * p812);
+  // gelu_erf: erfc(a/sqrt 2) e^(a^2/2) = gelu_n(a) / gelu_d(a), 0 <= a <= 14.5:
+  // a rational fitted for its relative error, 2^-26.3 with these rounded
+  // coefficients; all are positive, so that neither polynomial cancels.
+  // Estrin's scheme: fewer successive roundings than Horner's (a^4 p4 is
+  // the largest term at a = 14.5), at the same speed; mul_add, so that the
+  // error does not depend on whether the compiler contracts.
+  FUSEDSL_VM_INLINE static float gelu_n(float a, float a2) {
+    return mul_add(a2, mul_add(a2, 0x1.0da5eap-7f, mul_add(a, 0x1.4cc59ap-4f, 0x1.77327ap-2f)),
+                   mul_add(a, 0x1.c0c51ep-1f, 0x1p+0f));
+  }
+  FUSEDSL_VM_INLINE static float gelu_d(float a, float a2) {
+    return mul_add(a2,
+                   mul_add(a2, mul_add(a, 0x1.51f32ap-7f, 0x1.a11818p-4f), mul_add(a, 0x1.e0a5cp-2f, 0x1.33ce5ep+0f)),
+                   mul_add(a, 0x1.aca4cp+0f, 0x1p+0f));
   }
   // k W(s), e^(s/2) = 1 + s W(s), |s| <= 0.75: 2^-27.4 (relative to e^(s/2));
   // k a power of two (constant), folded into the coefficients.
@@ -446,6 +466,30 @@ FUSEDSL_VM_INLINE split_square<T> square_split(T x) {
   return {xh * xh, (x - xh) * (x + xh)};
 }
 
+/// -a^2/2 = n ln2 + s/2 for float a <= 14.5: k = n + shifter, and s to
+/// float precision however large n is, since -a^2 - 2n ln2_hi is formed
+/// exactly: by fused multiply-adds, or without them from a^2 = hi + lo
+/// (square_split) as (-hi - 2n ln2_hi) + (-lo - 2n ln2_lo), exact but for
+/// the last sum (Sterbenz). |s| <= 0.70.
+struct reduced_square {
+  float k, s;
+};
+FUSEDSL_VM_INLINE reduced_square reduce_half_square(float a) {
+  using F = fp<float>;
+#if FUSEDSL_VM_FMA
+  const float k = (a * a) * (-0.5f * F::log2e) + F::shifter;
+  const float n = k - F::shifter;
+  // -2n ln2_hi from k, exactly (n ln2_hi has at most 21 bits): a step shorter than from n
+  const float minus_2n_ln2_hi = mul_add(k, -2.0f * F::ln2_hi, F::shifter * (2.0f * F::ln2_hi));
+  return {k, mul_add(n, -2.0f * F::ln2_lo, mul_add(-a, a, minus_2n_ln2_hi))};
+#else
+  const split_square<float> aa = square_split(a);
+  const float k = aa.hi * (-0.5f * F::log2e) + F::shifter;
+  const float n = k - F::shifter;
+  return {k, (-aa.hi - n * (2.0f * F::ln2_hi)) + (-aa.lo - n * (2.0f * F::ln2_lo))};
+#endif
+}
+
 /// sin (cos_offset 0) or cos (cos_offset 1) of x, reduced in double:
 /// x = n pi/2 + r, |r| <= pi/4, with pi/2 in 26-bit pieces so that every
 /// n * piece is exact for |n| < 2^27 (|x| < 2.1e8). Float inputs use three
@@ -647,31 +691,27 @@ FUSEDSL_VM_INLINE T erf(T x) {
 }
 
 namespace detail {
-/// float gelu_erf in float only (no double: 8 lanes with AVX2), built for
-/// the shortest dependency chains, since a loop of it is bound by their
-/// latency: with a = min(|x|, 14.5), h = a/2 erfc(a/sqrt 2) (gelu for x < 0,
-/// x - gelu for x >= 0) is the product of
+/// float gelu_erf in float only (no double: 8 lanes with AVX2): with
+/// a = min(|x|, 14.5), h = a/2 erfc(a/sqrt 2) (gelu for x < 0, x - gelu for
+/// x >= 0) is the product of
 ///  - a 2^(n+64) (exact),
-///  - t G(t) = erfc(z) e^(z^2), t = 1/(1 + gelu_q a),
+///  - erfc(a/sqrt 2) e^(a^2/2) = gelu_n(a) / gelu_d(a) (one division: the
+///    rational replaced t = 1/(1 + a/sqrt 2) and a degree-12 polynomial of
+///    t, 0.85 -> 0.63 ns per element on one AVX2 core with the FMA
+///    reduction, bench/RESULTS.md),
 ///  - e^r 2^-65 = 1 + s W(s) with coefficients scaled by 2^-65, where
-///    -a^2/2 = n ln2 + r, s = 2r: a^2 = hi + lo with hi exact (a masked to 12
-///    bits, squared) and s = (-hi - n 2ln2_hi) + (-lo - n 2ln2_lo), exact
-///    but for the last sum (Sterbenz, as exp_split).
+///    -a^2/2 = n ln2 + r, s = 2r, computed by reduce_half_square.
 /// The last product is the one rounding into the subnormal range.
-/// Correct with or without FMA contraction. 2.8 times faster than the gelu
-/// it replaced (erfc finished in double, 2.1 ulp), at 5.4 ulp (docs/math.md).
+/// 5.63 ulp with FMA, 7.27 without (all 2^32 inputs; docs/math.md).
 FUSEDSL_VM_INLINE float gelu_erf_float(float x) {
   using F = fp<float>;
   // min(|x|, 14.5) on the bits (one integer min); NaN becomes 14.5 here, the last select restores it.
   const std::uint32_t ax = bits(abs(x)), cap = bits(-F::gelu_lo);
   const float a = from_bits<float>(ax < cap ? ax : cap);
-  const split_square<float> aa = square_split(a);
-  const float k = aa.hi * (-0.5f * F::log2e) + F::shifter;  // n + shifter, n = round(-a^2/2 / ln2)
-  const float n = k - F::shifter;
-  const float s = (-aa.hi - n * (2.0f * F::ln2_hi)) + (-aa.lo - n * (2.0f * F::ln2_lo));
-  const float e = s * F::exp_half_w(s, 0x1p-65f) + 0x1p-65f;  // e^r 2^-65
-  const float t = 1.0f / (1.0f + F::gelu_q * a);
-  const float h = ((a * pow2(k, 64u)) * (t * F::gelu_g(t - F::gelu_tc))) * e;
+  const reduced_square r = reduce_half_square(a);
+  const float e = r.s * F::exp_half_w(r.s, 0x1p-65f) + 0x1p-65f;  // e^(s/2) 2^-65
+  const float a2 = a * a;
+  const float h = ((a * pow2(r.k, 64u)) * (F::gelu_n(a, a2) / F::gelu_d(a, a2))) * e;
   const float y = select(x >= 0.0f, x - h, -h);       // -0 - (+0) = -0 for x = -0
   return select(x > -inf<float>(), y, nan<float>());  // -Inf (as -Inf times 0) and NaN: NaN
 }
