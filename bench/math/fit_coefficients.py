@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Derives the polynomial coefficients of include/fusedsl/core/vector_math.hpp.
+"""Derives the polynomial and rational coefficients of include/fusedsl/core/vector_math.hpp.
 
 Method: a discrete Remez exchange in multiple precision (mpmath, 40 digits).
 For each kernel it finds the polynomial sum_k c_k v^k that minimizes the
@@ -10,7 +10,9 @@ error is the relative error that the kernel contributes to the final result
 one at a time, lowest degree first, the remaining ones refitted each time,
 and the weighted error is re-evaluated with the rounded coefficients (in
 exact arithmetic: the rounding of the evaluation itself is not included; the
-C++ tests measure the total).
+C++ tests measure the total). Rationals N/D (rational_fits, below) are
+fitted for their relative error by rational_fit and rounded by
+rational_fit_rounded.
 
 Run:  python3 bench/math/fit_coefficients.py [name ...]  (needs only mpmath; ~15 minutes,
       most of it the degree-25 double erfc fit; names: exp_f, exp_d, erfc_d, ...)
@@ -35,11 +37,15 @@ def hexf(x, single):
     return float.hex(float(x))
 
 
+def chebyshev_grid(a, b, npts):
+    """npts Chebyshev nodes of [a, b] (denser near the ends), in increasing order."""
+    return [a + (b - a) * (1 - mp.cos(mp.pi * (i + mpf(0.5)) / npts)) / 2 for i in range(npts)]
+
+
 def remez(f, w, a, b, degrees, npts=1600, iters=60):
     """Minimax weighted polynomial approximation with monomials v^degrees[k]."""
     n = len(degrees)
-    grid = [a + (b - a) * (1 - mp.cos(mp.pi * (i + mpf(0.5)) / npts)) / 2 for i in range(npts)]
-    grid = [a] + grid + [b]
+    grid = [a] + chebyshev_grid(a, b, npts) + [b]
     # A weight of 0 (the error vanishes there anyway) is replaced by a tiny one.
     grid = [x if w(x) != 0 else x + (b - a) * mpf("1e-12") for x in grid]
     fv = [f(x) for x in grid]
@@ -177,6 +183,12 @@ rational_fits = [
 ]
 
 
+def rational_errors(coef, m, grid, fv):
+    """P/Q / f - 1 at each grid point, for coefficients p0..pm, q1..qn (q0 = 1)."""
+    p, q = coef[: m + 1], [mpf(1)] + coef[m + 1 :]
+    return [mp.polyval(p[::-1], x) / mp.polyval(q[::-1], x) / fx - 1 for x, fx in zip(grid, fv)]
+
+
 def rational_fit(f, a, b, m, n, fixed=(), npts=300, iters=40):
     """P/Q, P of degree m and Q of degree n with Q(0) = 1, that minimizes the
     maximum relative error |P/Q - f| / f over a Chebyshev grid of [a, b]:
@@ -185,7 +197,7 @@ def rational_fit(f, a, b, m, n, fixed=(), npts=300, iters=40):
     converges to the minimax fit. Coefficients are numbered p0..pm, then
     q1..qn; `fixed` maps some of them to values held fixed. Returns the
     coefficients, p's then q's (q0 = 1 left out), and the maximum error."""
-    grid = [a + (b - a) * (1 - mp.cos(mp.pi * (i + mpf(0.5)) / npts)) / 2 for i in range(npts)] + [a, b]
+    grid = chebyshev_grid(a, b, npts) + [a, b]
     fv = [f(x) for x in grid]
     basis = lambda x, fx: [x ** j for j in range(m + 1)] + [-fx * x ** j for j in range(1, n + 1)]
     fixed = dict(fixed)
@@ -206,9 +218,9 @@ def rational_fit(f, a, b, m, n, fixed=(), npts=300, iters=40):
                     A[i, j] += scale * row[ki] * row[kj]
         sol = mp.lu_solve(A, rhs)
         coef = [fixed[k] if k in fixed else sol[free.index(k)] for k in range(m + 1 + n)]
-        p, q = coef[: m + 1], [mpf(1)] + coef[m + 1 :]
-        q_previous = [mp.polyval(q[::-1], x) for x in grid]
-        errors = [mp.polyval(p[::-1], x) / qx / fx - 1 for x, qx, fx in zip(grid, q_previous, fv)]
+        q = [mpf(1)] + coef[m + 1 :]
+        q_previous = [mp.polyval(q[::-1], x) for x in grid]  # Loeb's weights for the next step
+        errors = rational_errors(coef, m, grid, fv)
         emax = max(abs(e) for e in errors)
         if best is None or emax < best[1]:
             best = (coef, emax)
@@ -219,7 +231,7 @@ def rational_fit(f, a, b, m, n, fixed=(), npts=300, iters=40):
 
 
 def float_neighbour(x, step):
-    """The float `step` ulps away from float x (x > 0)."""
+    """The float `step` ulps from float x != 0 (away from zero for step > 0)."""
     bits = struct.unpack("I", struct.pack("f", float(x)))[0]
     return mpf(struct.unpack("f", struct.pack("I", bits + step))[0])
 
@@ -241,8 +253,7 @@ def rational_fit_rounded(f, a, b, m, n):
     fv = [f(x) for x in grid]
 
     def error(c):
-        p, q = c[: m + 1], [mpf(1)] + c[m + 1 :]
-        return max(abs(mp.polyval(p[::-1], x) / mp.polyval(q[::-1], x) / fx - 1) for x, fx in zip(grid, fv))
+        return max(abs(e) for e in rational_errors(c, m, grid, fv))
 
     rounded = [fixed[k] for k in range(m + 1 + n)]
     erounded = error(rounded)
