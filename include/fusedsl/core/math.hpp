@@ -63,16 +63,19 @@ FUSEDSL_HOST_DEVICE constexpr bool is_nan(T a) {
   else return false;
 }
 
-/// max and min that propagate NaN, as torch.maximum / torch.minimum do.
+/// max and min that propagate NaN, as torch.maximum / torch.minimum do (b
+/// if b is NaN, else a if a is). Floating types choose by a blend of bits,
+/// not a branch (comparisons that may trap stay branches in g++): loops of
+/// them vectorize, a row max among them.
 template <class T>
 FUSEDSL_HOST_DEVICE constexpr T nan_max(T a, T b) {
-  if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
-  return a < b ? b : a;
+  if constexpr (std::is_floating_point_v<T>) return vector_math::detail::select((a < b) | is_nan(b), b, a);
+  else return a < b ? b : a;
 }
 template <class T>
 FUSEDSL_HOST_DEVICE constexpr T nan_min(T a, T b) {
-  if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
-  return b < a ? b : a;
+  if constexpr (std::is_floating_point_v<T>) return vector_math::detail::select((b < a) | is_nan(b), b, a);
+  else return b < a ? b : a;
 }
 
 namespace detail {

@@ -40,7 +40,8 @@
 /// nvcc and may be used in device code where bit-identical results with the
 /// host matter.
 #pragma once
-#include <cstdint>  // std::uint32_t, std::uint64_t
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <type_traits>  // std::make_signed_t
 
 #include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 
@@ -98,6 +99,8 @@ struct fp<float> {
   static constexpr uint bias = 127;
   static constexpr uint sign_mask = 0x80000000u;
   static constexpr float shifter = 0x1.8p23f;  // x + shifter - shifter rounds x to an integer (|x| < 2^22)
+  static constexpr float exp_shifter = shifter + float(bias);  // x + exp_shifter: the low bits hold round(x) + bias
+  static constexpr int exp_c = 80;                             // exp_scale's m = p 2^c, |c| <= exp_c
   static constexpr float two_mant = 0x1p23f;
   // ln2 = ln2_hi + ln2_lo, ln2_hi with 13 significant bits: n * ln2_hi exact for |n| < 2^11.
   static constexpr float log2e = 0x1.715476p+0f;
@@ -115,9 +118,13 @@ struct fp<float> {
   static constexpr uint sqrt_half_bits = 0x3f3504f3u;  // sqrt(1/2)
   static constexpr uint split_mask = 0xfffff000u;      // keeps 12 significant bits: a square of it is exact
 
-  // e^r = 1 + r + r^2 Q(r), |r| <= ln2/2: weighted error 2^-28.2
+  // e^r = 1 + r + r^2 Q(r), |r| <= ln2/2: weighted error 2^-28.2. By Estrin's
+  // scheme, three dependent steps instead of Horner's four (the caller's r^2
+  // is the same product): exp 0.385 -> 0.367 ns per element.
   FUSEDSL_VM_INLINE static float exp_q(float r) {
-    return 0x1.fffffcp-2f + r * (0x1.55548cp-3f + r * (0x1.55585ap-5f + r * (0x1.123d6cp-7f + r * 0x1.6ab868p-10f)));
+    const float r2 = r * r;
+    return mul_add(mul_add(0x1.6ab868p-10f, r2, mul_add(0x1.123d6cp-7f, r, 0x1.55585ap-5f)), r2,
+                   mul_add(0x1.55548cp-3f, r, 0x1.fffffcp-2f));
   }
   // e^r - 1 = r + r^2 Q(r) with relative error 2^-28.2 of e^r - 1
   FUSEDSL_VM_INLINE static float expm1_q(float r) {
@@ -181,6 +188,8 @@ struct fp<double> {
   static constexpr uint bias = 1023;
   static constexpr uint sign_mask = 0x8000000000000000ull;
   static constexpr double shifter = 0x1.8p52;
+  static constexpr double exp_shifter = shifter + double(bias);
+  static constexpr int exp_c = 520;
   static constexpr double two_mant = 0x1p52;
   // ln2_hi with 32 significant bits: n * ln2_hi exact for |n| < 2^21.
   static constexpr double log2e = 0x1.71547652b82fep+0;
@@ -276,11 +285,11 @@ template <class T>
 using uint_t = typename fp<T>::uint;
 
 template <class T>
-FUSEDSL_VM_INLINE uint_t<T> bits(T x) {
+FUSEDSL_VM_INLINE constexpr uint_t<T> bits(T x) {
   return __builtin_bit_cast(uint_t<T>, x);
 }
 template <class T>
-FUSEDSL_VM_INLINE T from_bits(uint_t<T> u) {
+FUSEDSL_VM_INLINE constexpr T from_bits(uint_t<T> u) {
   return __builtin_bit_cast(T, u);
 }
 
@@ -300,7 +309,7 @@ FUSEDSL_VM_INLINE T with_sign_of(T m, T s) {
 /// source executes only conditionally, and the loop does not vectorize.
 /// Bit operations on a mask made from the condition have no such arms.
 template <class T>
-FUSEDSL_VM_INLINE T select(bool c, T a, T b) {
+FUSEDSL_VM_INLINE constexpr T select(bool c, T a, T b) {
   using U = uint_t<T>;
   const U m = U(0) - static_cast<U>(c);  // all ones where c
   return from_bits<T>((bits(a) & m) | (bits(b) & ~m));
@@ -332,24 +341,44 @@ FUSEDSL_VM_INLINE T pow2(T k, uint_t<T> extra_bias = 0) {
 
 /// e^(hi + lo) = m * s with m and s normal numbers, so that a caller may
 /// multiply m by other factors before the one rounding into the subnormal
-/// range. Needs exp_lo <= hi + lo <= exp_hi and |lo| small against 1.
+/// range. Needs exp_lo <= hi <= exp_hi and |lo| small against 1.
 /// hi - n ln2_hi is exact (Sterbenz), whatever hi is: a caller can pass
 /// -x^2 split as (-x_hi^2, -x_lo) and get e^(-x^2) to full accuracy.
 template <class T>
 struct exp_parts {
   T m, s;
 };
+/// p 2^n as exp_parts, from k = x + exp_shifter (n = round(x)): m = p 2^c
+/// and s = 2^(n - c), with c = n clamped to +-exp_c, so that both are normal
+/// for exp's range of n and m has room for the caller's factors. On the
+/// bits of k, whose low bits hold n + bias: integer steps only (a min, a
+/// max, shifts and adds) where splitting n in half took four floating-point
+/// steps (exp 0.455 -> 0.385 ns per element, one AVX2 core).
+template <class T>
+FUSEDSL_VM_INLINE exp_parts<T> exp_scale(T p, T k) {
+  using F = fp<T>;
+  using U = uint_t<T>;
+  using S = std::make_signed_t<U>;  // signed: SSE2 and AVX2 compare signed integers only
+  const S n_zero = static_cast<S>(bits(F::exp_shifter));
+  const S j = static_cast<S>(bits(k));
+  const S lo = n_zero - F::exp_c, hi = n_zero + F::exp_c;
+  const S j_lo = j < lo ? lo : j;  // integer max and min (NaN's bits: either end)
+  const S c = j_lo > hi ? hi : j_lo;
+  // Shifted by mant, the shifter's own bits leave the word: c << mant is (c + bias) << mant.
+  const U m_scale = static_cast<U>(c) << F::mant;
+  const U s_scale = (static_cast<U>(j) << F::mant) - m_scale + (U(F::bias) << F::mant);
+  return {p * from_bits<T>(m_scale), from_bits<T>(s_scale)};
+}
 template <class T>
 FUSEDSL_VM_INLINE exp_parts<T> exp_split(T hi, T lo) {
   using F = fp<T>;
-  const T k = (hi + lo) * F::log2e + F::shifter;  // n + shifter, n = round((hi + lo) / ln2)
-  const T n = k - F::shifter;
-  const T r = (hi - n * F::ln2_hi) + (lo - n * F::ln2_lo);
-  const T p = T(1) + (r + r * r * F::exp_q(r));
-  // n = n1 + n2 with |n1|, |n2| <= 80 (float) / 520 (double): 2^n1 and 2^n2 are normal.
-  const T k1 = n * T(0.5) + F::shifter;
-  const T k2 = (n - (k1 - F::shifter)) + F::shifter;
-  return {p * pow2(k1), pow2(k2)};
+  // n = round(hi / ln2): lo moves r past ln2/2 by |lo| at most. From hi
+  // alone, and lo subtracted last, so that exp_split(x, 0) folds the zero
+  // away (x - 0 is x, x + 0 is not for x = -0).
+  const T k = hi * F::log2e + F::exp_shifter;
+  const T n = k - F::exp_shifter;
+  const T r = (hi - n * F::ln2_hi) - (n * F::ln2_lo - lo);
+  return exp_scale(T(1) + (r + r * r * F::exp_q(r)), k);
 }
 
 /// e^x - 1 for expm1_lo <= x <= expm1_hi (NaN passes): 2 (2^(n-1) q + (2^(n-1) - 1/2)),

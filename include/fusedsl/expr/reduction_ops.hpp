@@ -30,37 +30,6 @@ FUSEDSL_HOST_DEVICE constexpr T lowest() {
 constexpr dtype widen_integers(dtype x) { return is_floating_point(x) ? x : dtype::i64; }
 /// Integers and bool compute in f32 (logsumexp).
 constexpr dtype to_floating(dtype x) { return is_floating_point(x) ? x : dtype::f32; }
-
-/// A float as an integer of the same order (-0 just below +0), NaN above
-/// everything (`NanHigh`) or below: the integer max or min of such keys is
-/// a loop a compiler vectorizes, which a float max with NaN rules is not
-/// (its comparisons may trap, so they stay branches).
-template <bool NanHigh>
-FUSEDSL_HOST_DEVICE constexpr std::int32_t order_key(float x) {
-  const auto b = static_cast<std::int32_t>(__builtin_bit_cast(std::uint32_t, x));
-  const std::int32_t ordered = b ^ ((b >> 31) & 0x7fffffff);       // negative floats: magnitude order reversed
-  const std::int32_t nan = (0x7f800000 - (b & 0x7fffffff)) >> 31;  // all ones for NaN
-  return (ordered & ~nan) | (nan & (NanHigh ? 0x7fffffff : static_cast<std::int32_t>(0x80000000u)));
-}
-/// The float of a key (a NaN for NaN's key).
-FUSEDSL_HOST_DEVICE constexpr float from_order_key(std::int32_t k) {
-  return __builtin_bit_cast(float, static_cast<std::uint32_t>(k ^ ((k >> 31) & 0x7fffffff)));
-}
-/// max (`Largest`) or min of `acc` and `count` values, NaN first.
-template <bool Largest, class T>
-FUSEDSL_HOST_DEVICE constexpr T extreme_of_block(T acc, const T* v, std::int64_t count) {
-  if constexpr (std::is_same_v<T, float>) {
-    std::int32_t k = order_key<Largest>(acc);
-    for (std::int64_t i = 0; i < count; ++i) {  // vectorized: max and min of floats
-      const std::int32_t kv = order_key<Largest>(v[i]);
-      k = Largest ? (kv > k ? kv : k) : (kv < k ? kv : k);
-    }
-    return from_order_key(k);
-  } else {
-    for (std::int64_t i = 0; i < count; ++i) acc = Largest ? math::nan_max(acc, v[i]) : math::nan_min(acc, v[i]);
-    return acc;
-  }
-}
 }  // namespace detail
 
 /// What every reduction shares: the element-count requirement.
@@ -159,11 +128,6 @@ struct max : reduction_base {
   FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
     s.acc = math::nan_max(s.acc, v);
   }
-  /// Adds `count` values at once (a loop's chunk), in a loop that vectorizes.
-  template <class T>
-  FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
-    s.acc = detail::extreme_of_block<true>(s.acc, v, count);
-  }
   template <class T>
   FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
     s.acc = math::nan_max(s.acc, o.acc);
@@ -188,11 +152,6 @@ struct min : reduction_base {
   template <class T>
   FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
     s.acc = math::nan_min(s.acc, v);
-  }
-  /// Adds `count` values at once (a loop's chunk), in a loop that vectorizes.
-  template <class T>
-  FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
-    s.acc = detail::extreme_of_block<false>(s.acc, v, count);
   }
   template <class T>
   FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {

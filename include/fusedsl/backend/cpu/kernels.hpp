@@ -468,8 +468,16 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
       }
     }
   }
+  // Pairwise, the upper part into the lower, so that the first rounds
+  // vectorize and a chain of dependent merges is log2(n_lanes) long: merged
+  // one after the other, the 31 scalar merges of a float max took most of
+  // a 1024-element row's time. A fixed order, as the lanes.
+  for (int width = n_lanes; width > 1;) {
+    const int upper = width / 2, lower = width - upper;
+    for (int l = 0; l < upper; ++l) r.op.merge(lanes[l], lanes[lower + l]);
+    width = lower;
+  }
   state = lanes[0];
-  for (int l = 1; l < n_lanes; ++l) r.op.merge(state, lanes[l]);
 }
 
 template <class R>
