@@ -1,9 +1,10 @@
-# cmake -DCOMPILER=c++ -DFLAGS="..." -DSOURCE=probe.cpp -DHEADERS="a.hpp;b.hpp" -P CheckVectorized.cmake
+# cmake -DCOMPILER=c++ -DFLAGS="..." -DSOURCE=probe.cpp -DHEADERS="a.hpp;b.hpp" [-DONLY=regex] -P CheckVectorized.cmake
 #
-# Every line of HEADERS marked with a `// vectorized: NAME` comment must be
-# reported by g++'s vectorizer (-fopt-info-vec-optimized) as "loop
-# vectorized" when SOURCE, which instantiates those loops, is compiled.
-# The marks sit next to the loops, so the check follows the code as it moves.
+# Every line of HEADERS marked with a `// vectorized: NAME` comment (with
+# ONLY, every one whose NAME matches it) must be reported by g++'s
+# vectorizer (-fopt-info-vec-optimized) as "loop vectorized" when SOURCE,
+# which instantiates those loops, is compiled. The marks sit next to the
+# loops, so the check follows the code as it moves.
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND ${COMPILER} ${FLAGS} -fopt-info-vec-optimized -c ${SOURCE} -o /dev/null
                 RESULT_VARIABLE status OUTPUT_VARIABLE report ERROR_VARIABLE report)
@@ -26,6 +27,9 @@ foreach(header IN LISTS HEADERS)
     math(EXPR number "${number} + 1")
     if(line MATCHES "// vectorized: (.*)$")
       set(name "${CMAKE_MATCH_1}")
+      if(DEFINED ONLY AND NOT name MATCHES "${ONLY}")
+        continue()
+      endif()
       string(REGEX MATCH "${relative}:${number}:[0-9]+: optimized: loop vectorized" hit "${report}")
       if(hit)
         math(EXPR found "${found} + 1")

@@ -474,7 +474,7 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const redu
   // a 1024-element row's time. A fixed order, as the lanes.
   for (int width = n_lanes; width > 1;) {
     const int upper = width / 2, lower = width - upper;
-    for (int l = 0; l < upper; ++l) r.op.merge(lanes[l], lanes[lower + l]);
+    for (int l = 0; l < upper; ++l) r.op.merge(lanes[l], lanes[lower + l]);  // vectorized: lane merges
     width = lower;
   }
   state = lanes[0];
