@@ -5,9 +5,8 @@
 /// state covers the earlier positions) and `finish` (given the element count).
 /// `T` is the compute type the input is converted to.
 #pragma once
-#include <cstdint>      // std::int64_t
-#include <limits>       // std::numeric_limits
-#include <type_traits>  // std::is_same_v
+#include <cstdint>  // std::int64_t
+#include <limits>   // std::numeric_limits
 
 #include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
 #include <fusedsl/core/dtype.hpp>   // dtype
