@@ -359,9 +359,9 @@ FUSEDSL_VM_INLINE exp_parts<T> exp_scale(T p, T k) {
   using F = fp<T>;
   using U = uint_t<T>;
   using S = std::make_signed_t<U>;  // signed: SSE2 and AVX2 compare signed integers only
-  const S n_zero = static_cast<S>(bits(F::exp_shifter));
+  constexpr S n_zero = static_cast<S>(bits(F::exp_shifter));
+  constexpr S lo = n_zero - F::exp_c, hi = n_zero + F::exp_c;
   const S j = static_cast<S>(bits(k));
-  const S lo = n_zero - F::exp_c, hi = n_zero + F::exp_c;
   const S j_lo = j < lo ? lo : j;  // integer max and min (NaN's bits: either end)
   const S c = j_lo > hi ? hi : j_lo;
   // Shifted by mant, the shifter's own bits leave the word: c << mant is (c + bias) << mant.
