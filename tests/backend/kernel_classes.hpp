@@ -135,7 +135,8 @@ inline std::string describe(const char* kernel, const fx::shape& sizes, const st
   return std::string(kernel) + " over " + fx::to_string(sizes) + ", input " + binding;
 }
 
-/// Pointwise groups: a broadcast row, a scalar param, several ops.
+/// Pointwise groups: a broadcast row, a scalar param, several ops; several
+/// nodes with a kernel-local intermediate.
 template <class T>
 void check_pointwise() {
   constexpr fx::in<"x", T, 2> x;
@@ -151,6 +152,23 @@ void check_pointwise() {
         auto out = fresh<T>(sizes);
         run(how, prog, x(view), b(bias), k(T(3)), y(out));
         return std::tuple{std::move(out)};
+      });
+  }
+  // Several pointwise nodes in one group, which run chunk by chunk: a named
+  // intermediate (a buffer in memory) read by two later nodes, a realized
+  // value that lives in each thread's scratch (one chunk), two outputs.
+  constexpr fx::local<"t", T, 2> t;
+  constexpr fx::out<"z", T, 2> z;
+  constexpr fx::program group{t = x * k + b, y = fx::realize(t * t) - x, z = t + b};
+  static_assert(fx::kernel_count(group) == 1);
+  for (const fx::shape& sizes : shapes()) {
+    std::vector<fx::tensor<T>> keep;
+    const auto bias = random_tensor<T>({sizes[1]}, 8);
+    for (const auto& [binding, view] : input_views<T>(sizes, 12, keep))
+      check_ways(describe("pointwise group", sizes, binding), fx::testing::default_tolerance<T>(4), [&](way how) {
+        auto out_y = fresh<T>(sizes), out_z = fresh<T>(sizes);
+        run(how, group, x(view), b(bias), k(T(3)), y(out_y), z(out_z));
+        return std::tuple{std::move(out_y), std::move(out_z)};
       });
   }
 }

@@ -12,15 +12,20 @@
 /// node: a pointwise loop, a row reduction, a column reduction (rows added
 /// into a vector of column states) or a split reduction (few long rows).
 #pragma once
-#include <cstddef>  // std::byte
-#include <string>   // std::string
-#include <vector>   // std::vector
+#include <algorithm>  // std::min
+#include <array>      // std::array
+#include <cstddef>    // std::byte
+#include <string>     // std::string, std::to_string
+#include <utility>    // std::integer_sequence
+#include <vector>     // std::vector
 
 #include <omp.h>  // omp_get_max_threads
 
-#include <fusedsl/backend/cpu/kernels.hpp>            // pointwise_range, reduction_rows, ...
+#include <fusedsl/backend/cpu/kernels.hpp>            // pointwise_range, pointwise_chunk, reduction_rows, ...
+#include <fusedsl/core/error.hpp>                     // error
 #include <fusedsl/program/detail/bound_leaves.hpp>    // bind_leaves
 #include <fusedsl/program/detail/describe_nodes.hpp>  // call_state, describe, find_node_entry
+#include <fusedsl/program/detail/group_schedule.hpp>  // packed_schedule_of, lowered_node_count
 #include <fusedsl/program/detail/nodes.hpp>           // node_runtime, node_expression
 #include <fusedsl/program/detail/run_statement.hpp>   // prepare_statement
 #include <fusedsl/program/program.hpp>                // program
@@ -44,15 +49,6 @@ inline constexpr std::int64_t tile_elements = 8192;
 /// session 9): softmax over 8192 x 1024 floats 5.0-5.1 -> 4.1-4.3 ms,
 /// layernorm 3.1-3.3 -> 3.0-3.2, rmsnorm 1.8-2.1 -> 1.6-2.1, row sums level.
 inline constexpr std::int64_t row_tile_elements = 2 * tile_elements;
-
-/// Elements a tile of a group of pointwise nodes covers (tiles_of_elements):
-/// fewer, so that the memory streams of all the group's nodes advance
-/// together rather than in turns. A node that streams its own operands for
-/// 8192 elements while the others wait ran slower than alone: Adam's group
-/// (three nodes, seven streams) took 6.6 ms in tiles of 8192, 5.1 to 6.3 in
-/// tiles of 512, against 5.3 node by node (ten streams); shorter tiles pay
-/// the per-node setup more often (bench/RESULTS.md).
-inline constexpr std::int64_t element_tile = 512;
 
 /// How one group of the plan runs.
 enum class group_mode { tiles_of_elements, tiles_of_rows, node_by_node };
@@ -202,6 +198,120 @@ struct cpu_node_entry {
   }
 };
 
+/// True when node (S, K) of `P` runs a pointwise loop (not a reduction's).
+template <class P, std::size_t S, int K>
+constexpr bool is_pointwise_node() {
+  using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
+  return !(K >= 0 && is_reduction_node<N>);
+}
+
+/// Per lowered position of `P`: true for the nodes of the plan's groups of
+/// two or more nodes, all pointwise. Only these can run in interleaved
+/// chunks (pointwise_group_range), so only these are compiled for it.
+template <class P, int... J>
+constexpr std::array<bool, sizeof...(J)> interleaved_positions(std::integer_sequence<int, J...>) {
+  constexpr auto& packed = detail::packed_schedule_of<P>;
+  constexpr bool pointwise[] = {
+      is_pointwise_node<P, static_cast<std::size_t>(packed.statement[J]), packed.distinct[J]>()..., true};
+  std::array<bool, sizeof...(J)> result{};
+  int begin = 0;
+  for (int g = 0; g < packed.group_count; ++g) {
+    const int end = packed.group_end[static_cast<std::size_t>(g)];
+    bool all_pointwise = end - begin >= 2;
+    for (int i = begin; i < end; ++i)
+      all_pointwise = all_pointwise && pointwise[packed.order[static_cast<std::size_t>(i)]];
+    for (int i = begin; i < end; ++i)
+      result[static_cast<std::size_t>(packed.order[static_cast<std::size_t>(i)])] = all_pointwise;
+    begin = end;
+  }
+  return result;
+}
+template <class P>
+inline constexpr auto interleaved_position =
+    interleaved_positions<P>(std::make_integer_sequence<int, static_cast<int>(detail::lowered_node_count<P>)>{});
+
+/// A node of a group that runs in interleaved chunks, as one thread sees it.
+struct chunk_member {
+  const detail::node_runtime* node = nullptr;  ///< null: the node is not in the group
+  const void* const* data = nullptr;           ///< its leaves: memory or this thread's scratch
+  void* out = nullptr;                         ///< its output: memory or this thread's scratch
+  bool may_stream = false;                     ///< its output is memory that no node of the group reads
+};
+
+/// Node `e` (its loop expression) of member `c` over the chunk of `m`
+/// elements at flat position `at` (multi-index `index`) of the group's space.
+template <class Out, class E>
+FUSEDSL_FORCEINLINE void member_chunk(const E& expression, const chunk_member& c, const shape& index, std::int64_t at,
+                                      std::int64_t m) {
+  const E e = expression;  // a local copy: see chunk_reader
+  constexpr std::size_t slots = leaf_slots<E>();
+  const detail::node_runtime& n = *c.node;
+  const int r = n.space.rank();
+  std::int64_t step[slots + 1], base[slots + 1];
+  for (std::size_t k = 0; k < slots; ++k) {
+    const address& a = n.leaves[k];
+    step[k] = r == 0 ? 0 : a.strides[r - 1];
+    base[k] = dot(index, a.strides) - (a.scratch >= 0 ? at * a.per_outer : 0);
+  }
+  chunk_leaves<E> leaves;
+  leaves.prepare(c.data, base, step, m);
+  chunk_invariants<E> held;
+  const std::int64_t out_at = dot(index, n.out.strides) - (n.out.scratch >= 0 ? at * n.out.per_outer : 0);
+  pointwise_chunk<Out, void>(e, leaves, step, held, true, static_cast<Out*>(c.out) + out_at,
+                             r == 0 ? 0 : n.out.strides[r - 1], streams_output<Out>(n, c.may_stream), m, nullptr);
+}
+
+/// Runs the group's nodes among lowered positions J, J + 1, ... of `P`
+/// (`members`, by position) over one chunk, in order.
+template <class P, int J = 0>
+FUSEDSL_FORCEINLINE void interleaved_chunk(const P& prog, const chunk_member* members, const shape& index,
+                                           std::int64_t at, std::int64_t m) {
+  if constexpr (J < static_cast<int>(detail::lowered_node_count<P>)) {
+    if constexpr (interleaved_position<P>[static_cast<std::size_t>(J)]) {
+      if (members[J].node) {
+        constexpr auto& packed = detail::packed_schedule_of<P>;
+        constexpr auto S = static_cast<std::size_t>(packed.statement[J]);
+        constexpr int K = packed.distinct[J];
+        const auto& node = detail::node_expression<S, K>(prog);
+        using N = std::remove_cvref_t<decltype(node)>;
+        using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
+        const auto& e = detail::loop_expression_of<K>(node);
+        if (members[J].node->writes_target) member_chunk<typename Target::element_type>(e, members[J], index, at, m);
+        else if constexpr (K >= 0) member_chunk<node_storage_t<N>>(e, members[J], index, at, m);
+      }
+    }
+    interleaved_chunk<P, J + 1>(prog, members, index, at, m);
+  }
+}
+
+/// A group of pointwise nodes over one space (`members`, by lowered
+/// position) over its elements [begin, end), chunk by chunk: every node
+/// runs on a chunk before the next chunk starts. So the memory streams of
+/// all the nodes advance together, and a chunk costs no call and no setup
+/// per node. (In tiles of 512 elements, node after node, a loop per node
+/// per tile: Adam's update over 2^22 floats took twice as long as a hand
+/// loop of the same order, bench/RESULTS.md.)
+template <class P>
+FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member* members, const shape& space,
+                                              std::int64_t begin, std::int64_t end) {
+  const int r = space.rank();
+  const std::int64_t row = r == 0 ? 1 : space[r - 1];
+  shape index = unravel(begin, space);
+  while (begin < end) {
+    const std::int64_t m = std::min({chunk, end - begin, row - (r == 0 ? 0 : index[r - 1])});
+    interleaved_chunk<P>(prog, members, index, begin, m);
+    begin += m;
+    if (r > 0 && (index[r - 1] += m) == row) {  // next row of the space
+      index[r - 1] = 0;
+      for (int d = r - 2; d >= 0; --d) {
+        if (++index[d] < space[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+  fence_streaming_stores();
+}
+
 /// The units a node's loop counts and how it runs alone.
 inline loop_kind solo_kind(const detail::node_runtime& n) {
   if (!n.reduction) return loop_kind::elements;
@@ -252,7 +362,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
   const std::int64_t tile = mode == group_mode::tiles_of_rows
                                 ? std::max<std::int64_t>(1, row_tile_elements / std::max<std::int64_t>(inner, 1))
-                                : element_tile;
+                                : chunk;  // tiles_of_elements: the scratch holds one chunk
   // Homes: targets write the bound memory; kernel-local buffers of a fused
   // group live in scratch; the rest in the pool.
   std::vector<std::size_t> scratch_bytes;
@@ -329,6 +439,11 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
     return;
   }
 
+  if (mode == group_mode::tiles_of_elements)
+    for (int m : g.nodes)
+      if (!interleaved_position<P>[static_cast<std::size_t>(m)])
+        throw error("fusedsl: internal: node " + std::to_string(m) +
+                    " runs in a group of pointwise nodes that the compile-time plan does not have");
 #pragma omp parallel if (group_outer * inner > tile_elements)
   {
     std::vector<std::vector<std::byte>> scratch(scratch_bytes.size());
@@ -348,18 +463,30 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       }
       out[i] = n.out.scratch >= 0 ? scratch[static_cast<std::size_t>(n.out.scratch)].data() : n.out.data;
     }
-#pragma omp for schedule(static)
-    for (std::int64_t b = 0; b < group_outer; b += tile) {
-      const std::int64_t e = std::min(group_outer, b + tile);
+    if (mode == group_mode::tiles_of_elements) {
+      std::vector<chunk_member> by_position(detail::lowered_node_count<P>);
       for (std::size_t i = 0; i < count; ++i) {
-        const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
-        for (std::size_t k = 0; k < n.leaves.size(); ++k)
-          if (n.leaves[k].scratch >= 0) bias[i][k] = b * n.leaves[k].per_outer;
-        const tile_operands t{data[i].data(), bias[i].data(), out[i], n.out.scratch >= 0 ? b * n.out.per_outer : 0,
-                              may_stream[i] != 0};
-        void* operand = operand_slot[i] >= 0 ? scratch[static_cast<std::size_t>(operand_slot[i])].data() : nullptr;
-        if (n.reduction) entries[i].run(call.prog, n, t, loop_kind::rows, b, e, operand);
-        else entries[i].run(call.prog, n, t, loop_kind::elements, b * inner, e * inner, operand);
+        const auto m = static_cast<std::size_t>(g.nodes[i]);
+        by_position[m] = {&call.nodes[m], data[i].data(), out[i], may_stream[i] != 0};
+      }
+#pragma omp for schedule(static)
+      for (std::int64_t b = 0; b < group_outer; b += tile_elements)
+        pointwise_group_range(call.prog, by_position.data(), members[0]->space, b,
+                              std::min(group_outer, b + tile_elements));
+    } else {
+#pragma omp for schedule(static)
+      for (std::int64_t b = 0; b < group_outer; b += tile) {
+        const std::int64_t e = std::min(group_outer, b + tile);
+        for (std::size_t i = 0; i < count; ++i) {
+          const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+          for (std::size_t k = 0; k < n.leaves.size(); ++k)
+            if (n.leaves[k].scratch >= 0) bias[i][k] = b * n.leaves[k].per_outer;
+          const tile_operands t{data[i].data(), bias[i].data(), out[i], n.out.scratch >= 0 ? b * n.out.per_outer : 0,
+                                may_stream[i] != 0};
+          void* operand = operand_slot[i] >= 0 ? scratch[static_cast<std::size_t>(operand_slot[i])].data() : nullptr;
+          if (n.reduction) entries[i].run(call.prog, n, t, loop_kind::rows, b, e, operand);
+          else entries[i].run(call.prog, n, t, loop_kind::elements, b * inner, e * inner, operand);
+        }
       }
     }
   }

@@ -93,6 +93,11 @@ inline void fence_streaming_stores() {
 
 /// Reads leaf slot K at element i of the current chunk. (Host-device only
 /// because `evaluate`, which calls it, is: nvcc warns otherwise.)
+///
+/// The loops evaluate a local copy of their node: read through a reference,
+/// its constants are loaded again after every store of the loop, which
+/// might have changed them (a pointwise loop in the L2 cache: 0.121 -> 0.106
+/// ns per element, bench/RESULTS.md).
 struct chunk_reader {
   const void* const* leaf;
   std::int64_t i;
@@ -301,15 +306,65 @@ inline std::int64_t dot(const shape& index, const shape& strides) {
   return offset;
 }
 
+/// The values of a chunk's invariant subexpressions (`held`, by first leaf
+/// slot) and whether they stand for their subexpressions (`invariant`):
+/// recorded at a row's first chunk, valid along the row.
+template <class E>
+struct chunk_invariants {
+  double held[leaf_slots<E>() + 1] = {};
+  bool invariant = false;
+};
+
+/// Node `e` (its loop expression) over one chunk of `m` elements whose
+/// leaves are prepared, stored at `out` with step `out_step`, converted to
+/// Out (with `stream`, around the caches). With `row_start`, it first
+/// records the chunk's invariant subexpressions. Unless `Shared` is void,
+/// the values of subexpression `Shared` are read from `shared`.
+template <class Out, class Shared, class E>
+FUSEDSL_FORCEINLINE void pointwise_chunk(const E& e, const chunk_leaves<E>& leaves, const std::int64_t* step,
+                                         chunk_invariants<E>& held, bool row_start, Out* out, std::int64_t out_step,
+                                         bool stream, std::int64_t m, const void* shared) {
+  using value_type = loop_value_t<E>;
+  if constexpr (has_invariant_candidates<E>()) {
+    if (row_start) {  // a held value is the same along the row: record it at the row's first chunk
+      held.invariant = true;
+      (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaves.leaf, step, held.held, &held.invariant});
+    }
+  }
+  // Contiguous outputs of the loop's own type are written in place; the
+  // others (strided, converted or streamed) are staged in `values`: a copy
+  // through `values` cost Adam's group a third of its time.
+  alignas(64) value_type values[chunk];
+  value_type* into = values;
+  if constexpr (std::is_same_v<Out, value_type>)
+    if (out_step == 1 && !stream) into = out;
+  if (held.invariant) evaluate_chunk_held<Shared>(e, leaves.leaf, held.held, into, m, shared);
+  else evaluate_chunk<Shared>(e, leaves.leaf, into, m, shared);
+  if (into == values) {
+    if (out_step == 1) store_chunk(out, values, m, stream);
+    else
+      for (std::int64_t i = 0; i < m; ++i) out[i * out_step] = static_cast<Out>(values[i]);
+  }
+}
+
+/// True when node `n`'s output, `Out` elements, is to be written around the
+/// caches: allowed (`may_stream`), contiguous and at least streaming_bytes.
+template <class Out>
+bool streams_output(const node_runtime& n, bool may_stream) {
+  const int r = n.space.rank();
+  return may_stream && (r == 0 ? 0 : n.out.strides[r - 1]) == 1 &&
+         n.out_sizes.numel() * std::int64_t{sizeof(Out)} >= streaming_bytes;
+}
+
 /// Pointwise node `e` (its loop expression) over the flat elements
 /// [begin, end) of `n.space`, storing `Out` elements. Unless `Shared` is
 /// void, the values of its subexpression `Shared` are read from `shared`
 /// (element `begin` first) instead of computed.
 template <class Out, class Shared = void, class E>
-FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const tile_operands& t, std::int64_t begin,
-                                        std::int64_t end, const void* shared = nullptr) {
+FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime& n, const tile_operands& t,
+                                        std::int64_t begin, std::int64_t end, const void* shared = nullptr) {
+  const E e = expression;  // a local copy: see chunk_reader
   constexpr std::size_t slots = leaf_slots<E>();
-  using value_type = compute_t<kernel_numerics, E::value_dtype>;
   const shape& space = n.space;
   const int r = space.rank();
   const std::int64_t row = r == 0 ? 1 : space[r - 1];
@@ -318,18 +373,9 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
   const std::int64_t out_step = r == 0 ? 0 : n.out.strides[r - 1];
   Out* out = static_cast<Out*>(t.out);
   chunk_leaves<E> leaves;
-  alignas(64) value_type values[chunk];
-  double held[slots + 1] = {};
-  bool invariant = false;          // the held values stand for their subexpressions along the row
+  chunk_invariants<E> held;
   std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
-  const bool stream =
-      t.may_stream && out_step == 1 && n.out_sizes.numel() * std::int64_t{sizeof(Out)} >= streaming_bytes;
-  // The loop writes contiguous outputs of its own type in place, and
-  // stages the others (strided, converted or streamed) in `values`: a
-  // copy through `values` cost Adam's group a third of its time.
-  value_type* direct = nullptr;
-  if constexpr (std::is_same_v<Out, value_type>)
-    if (out_step == 1 && !stream) direct = out;
+  const bool stream = streams_output<Out>(n, t.may_stream);
   shape index = unravel(begin, space);
   while (begin < end) {
     const std::int64_t run = std::min(end - begin, row - (r == 0 ? 0 : index[r - 1]));
@@ -338,22 +384,9 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& e, const node_runtime& n, const
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
       leaves.prepare(t.data, base, step, m);
-      if constexpr (has_invariant_candidates<E>()) {
-        if (done == 0) {  // a held value is the same along the row: record it at the row's first chunk
-          invariant = true;
-          (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaves.leaf, step, held, &invariant});
-        }
-      }
-      const void* shared_chunk = shared_at<Shared>(shared, done_elements);
-      value_type* into = direct ? direct + out_at : values;
-      if (invariant) evaluate_chunk_held<Shared>(e, leaves.leaf, held, into, m, shared_chunk);
-      else evaluate_chunk<Shared>(e, leaves.leaf, into, m, shared_chunk);
+      pointwise_chunk<Out, Shared>(e, leaves, step, held, done == 0, out + out_at, out_step, stream, m,
+                                   shared_at<Shared>(shared, done_elements));
       done_elements += m;
-      if (!direct) {
-        if (out_step == 1) store_chunk(out + out_at, values, m, stream);
-        else
-          for (std::int64_t i = 0; i < m; ++i) out[out_at + i * out_step] = static_cast<Out>(values[i]);
-      }
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
       out_at += m * out_step;
     }
@@ -419,9 +452,10 @@ FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, 
 /// `kept` (the row's element 0), the operand's values are also stored
 /// there, for a later loop of the group that reads the same operand.
 template <class R, class State>
-FUSEDSL_CPU_KERNEL void accumulate(const R& r, const node_runtime& n, const reduction_axes& axes,
+FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, const reduction_axes& axes,
                                    const tile_operands& t, std::int64_t row, std::int64_t j0, std::int64_t j1,
                                    State& state, compute_t<kernel_numerics, R::input_dtype>* kept = nullptr) {
+  const R r = reduction;  // a local copy: see chunk_reader
   using Arg = std::remove_cvref_t<decltype(r.arg)>;
   using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   constexpr std::size_t slots = leaf_slots<Arg>();
@@ -548,9 +582,10 @@ inline std::int64_t column_parts(std::int64_t columns, std::int64_t rows) {
 /// Adds reduced elements (rows) [j0, j1) of columns [c0, c1) into
 /// `states[c - c0]`: each row's columns are read in order, a chunk at a time.
 template <class R>
-FUSEDSL_CPU_KERNEL void accumulate_columns(const R& r, const node_runtime& n, const reduction_axes& axes,
+FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtime& n, const reduction_axes& axes,
                                            const tile_operands& t, std::int64_t c0, std::int64_t c1, std::int64_t j0,
                                            std::int64_t j1, reduction_state<R>* states) {
+  const R r = reduction;  // a local copy: see chunk_reader
   using Arg = std::remove_cvref_t<decltype(r.arg)>;
   using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   constexpr std::size_t slots = leaf_slots<Arg>();
