@@ -78,7 +78,7 @@ struct unbound_thread_pool {
 /// pools: Eigen took softmax in 16 ms instead of 11 when every run followed
 /// an OpenMP one), and its dirty cache lines are written back as the next
 /// function reads (a row sum of 0.6 ms took 0.73 right after the copy).
-std::vector<double> median_ms(const std::vector<std::function<void()>>& fs, int blocks = 5, int runs = 3) {
+std::vector<double> median_ms(const std::vector<std::function<void()>>& fs, int blocks = 15, int runs = 3) {
   std::vector<std::vector<double>> times(fs.size());
   for (int b = 0; b < blocks; ++b)
     for (std::size_t j = 0; j < fs.size(); ++j) {
