@@ -1,12 +1,13 @@
 /// @file executor.hpp
 /// Runs a program on the CPU: every fused group of the program's plan is
 /// one parallel loop over tiles, inside which each node of the group runs
-/// on the tile in order. Buffers that stay inside a group live in a small
-/// per-thread scratch (one tile) and never reach memory; buffers between
-/// groups come from a per-thread pool reused across runs.
+/// on the tile in order (a group of pointwise nodes: on each chunk of the
+/// tile in order). Buffers that stay inside a group live in a small
+/// per-thread scratch (one tile or chunk) and never reach memory; buffers
+/// between groups come from a per-thread pool reused across runs.
 ///
-/// Group shapes that run fused: pointwise nodes over one space (tiles of
-/// elements), and reductions over the same innermost axes with pointwise
+/// Group shapes that run fused: pointwise nodes over one space (chunk by
+/// chunk), and reductions over the same innermost axes with pointwise
 /// nodes over their operand's space (tiles of rows: softmax, layernorm).
 /// Any other group, and every group with `fx::cpu_unfused`, runs node by
 /// node: a pointwise loop, a row reduction, a column reduction (rows added
@@ -51,7 +52,7 @@ inline constexpr std::int64_t tile_elements = 8192;
 inline constexpr std::int64_t row_tile_elements = 2 * tile_elements;
 
 /// How one group of the plan runs.
-enum class group_mode { tiles_of_elements, tiles_of_rows, node_by_node };
+enum class group_mode { chunks_of_elements, tiles_of_rows, node_by_node };
 
 /// How a node's loop runs inside a tile or alone.
 enum class loop_kind { elements, rows, columns, split };
@@ -341,7 +342,7 @@ inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& me
       return group_mode::node_by_node;
     }
   }
-  return anchor ? group_mode::tiles_of_rows : group_mode::tiles_of_elements;
+  return anchor ? group_mode::tiles_of_rows : group_mode::chunks_of_elements;
 }
 
 /// Runs one group of the schedule.
@@ -362,7 +363,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
   const std::int64_t tile = mode == group_mode::tiles_of_rows
                                 ? std::max<std::int64_t>(1, row_tile_elements / std::max<std::int64_t>(inner, 1))
-                                : chunk;  // tiles_of_elements: the scratch holds one chunk
+                                : chunk;  // the scratch holds one chunk
   // Homes: targets write the bound memory; kernel-local buffers of a fused
   // group live in scratch; the rest in the pool.
   std::vector<std::size_t> scratch_bytes;
@@ -439,7 +440,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
     return;
   }
 
-  if (mode == group_mode::tiles_of_elements)
+  if (mode == group_mode::chunks_of_elements)
     for (int m : g.nodes)
       if (!interleaved_position<P>[static_cast<std::size_t>(m)])
         throw error("fusedsl: internal: node " + std::to_string(m) +
@@ -463,7 +464,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       }
       out[i] = n.out.scratch >= 0 ? scratch[static_cast<std::size_t>(n.out.scratch)].data() : n.out.data;
     }
-    if (mode == group_mode::tiles_of_elements) {
+    if (mode == group_mode::chunks_of_elements) {
       std::vector<chunk_member> by_position(detail::lowered_node_count<P>);
       for (std::size_t i = 0; i < count; ++i) {
         const auto m = static_cast<std::size_t>(g.nodes[i]);
