@@ -310,7 +310,6 @@ FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member*
       }
     }
   }
-  fence_streaming_stores();
 }
 
 /// The units a node's loop counts and how it runs alone.
@@ -433,9 +432,13 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
       const std::int64_t per_task = kind == loop_kind::elements
                                         ? tile_elements
                                         : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
-#pragma omp parallel for schedule(static) if (n.outer * n.inner > tile_elements)
-      for (std::int64_t b = 0; b < units; b += per_task)
-        entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task), nullptr);
+#pragma omp parallel if (n.outer * n.inner > tile_elements)
+      {
+#pragma omp for schedule(static) nowait
+        for (std::int64_t b = 0; b < units; b += per_task)
+          entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task), nullptr);
+        fence_streaming_stores();
+      }
     }
     return;
   }
@@ -470,12 +473,12 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
         const auto m = static_cast<std::size_t>(g.nodes[i]);
         by_position[m] = {&call.nodes[m], data[i].data(), out[i], may_stream[i] != 0};
       }
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (std::int64_t b = 0; b < group_outer; b += tile_elements)
         pointwise_group_range(call.prog, by_position.data(), members[0]->space, b,
                               std::min(group_outer, b + tile_elements));
     } else {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (std::int64_t b = 0; b < group_outer; b += tile) {
         const std::int64_t e = std::min(group_outer, b + tile);
         for (std::size_t i = 0; i < count; ++i) {
@@ -490,6 +493,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
         }
       }
     }
+    fence_streaming_stores();
   }
 }
 
