@@ -57,6 +57,12 @@ enum class group_mode { chunks_of_elements, tiles_of_rows, node_by_node };
 /// How a node's loop runs inside a tile or alone.
 enum class loop_kind { elements, rows, columns, split };
 
+/// True when node K of a statement, of type N, runs a reduction loop: one
+/// of the statement's distinct nodes (K >= 0) that is a reduction. Any
+/// other node runs a pointwise loop.
+template <class N, int K>
+inline constexpr bool runs_reduction = K >= 0 && is_reduction_node<N>;
+
 /// The inlined subexpressions a loop over `E` computes, post-order (not
 /// those inside nodes of their own, which it reads as buffers).
 template <class E>
@@ -109,7 +115,7 @@ template <class P, std::size_t S, int K>
 constexpr int operand_source() {
   using V = std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>;
   using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
-  if constexpr (K >= 0 && is_reduction_node<N>) {
+  if constexpr (runs_reduction<N, K>) {
     return -1;
   } else {
     using E = std::remove_cvref_t<decltype(detail::loop_expression_of<K>(std::declval<const N&>()))>;
@@ -148,7 +154,7 @@ constexpr bool keeps_operand() {
 template <class Out, int K, class Shared, class N>
 void run_loop(const N& node, const detail::node_runtime& n, const tile_operands& t, loop_kind kind, std::int64_t begin,
               std::int64_t end, void* operand) {
-  if constexpr (K >= 0 && is_reduction_node<N>) {
+  if constexpr (runs_reduction<N, K>) {
     if (kind == loop_kind::columns) reduction_columns<Out>(node, n, t);
     else if (kind == loop_kind::split) reduction_split<Out>(node, n, t);
     else reduction_rows<Out>(node, n, t, begin, end, operand);
@@ -203,7 +209,7 @@ struct cpu_node_entry {
 template <class P, std::size_t S, int K>
 constexpr bool is_pointwise_node() {
   using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
-  return !(K >= 0 && is_reduction_node<N>);
+  return !runs_reduction<N, K>;
 }
 
 /// Per lowered position of `P`: true for the nodes of the plan's groups of
