@@ -1,12 +1,14 @@
 // tensor: ownership, construction, forwarding view operations, and device handling without a GPU.
 #include <doctest/doctest.h>
 
-#include <cstdint>      // std::int64_t
+#include <cstddef>      // std::byte
+#include <cstdint>      // std::int64_t, std::uintptr_t
 #include <type_traits>  // std::is_copy_constructible_v, ...
 #include <utility>      // std::move
 
 #include <fusedsl/core/error.hpp>          // fusedsl::error
 #include <fusedsl/core/half.hpp>           // half, bfloat16
+#include <fusedsl/core/host_memory.hpp>    // host_alignment, host_vector
 #include <fusedsl/tensor/tensor.hpp>       // tensor
 #include <fusedsl/tensor/tensor_view.hpp>  // tensor_view
 
@@ -42,6 +44,24 @@ TEST_CASE("a tensor is contiguous row-major and owns its elements") {
   CHECK(read_only(1, 2) == 12);
   CHECK(read_only.view().data() == t.data());
   CHECK_THROWS_WITH_AS(t(2, 0), doctest::Contains("out of bounds for sizes [2, 3] at axis 0"), fusedsl::error);
+}
+
+TEST_CASE("host tensors start on a cache line, small and large, of every element type") {
+  // Large buffers come from mmap, where malloc's data starts 16 bytes into a page.
+  const auto starts_on_a_line = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; };
+  static_assert(fusedsl::host_alignment == 64);
+  for (std::int64_t n : {1, 3, 1023, 4097, 1 << 22}) {
+    CAPTURE(n);
+    CHECK(starts_on_a_line(tensor<float>({n}).data()));
+    CHECK(starts_on_a_line(tensor<double>({n}).data()));
+    CHECK(starts_on_a_line(tensor<std::int8_t>({n}).data()));
+    CHECK(starts_on_a_line(tensor<bool>({n}).data()));
+    const tensor<fusedsl::bfloat16> b({n});
+    CHECK(starts_on_a_line(b.data()));
+    CHECK(static_cast<float>(b.data()[n - 1]) == 0.0f);  // as new T[n] left it: 0
+  }
+  const fusedsl::detail::host_vector<std::byte> bytes(100);
+  CHECK(starts_on_a_line(bytes.data()));
 }
 
 TEST_CASE("full fills every element, for every element type") {

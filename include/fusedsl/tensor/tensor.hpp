@@ -6,10 +6,11 @@
 #include <cstddef>           // std::size_t
 #include <cstdint>           // std::int64_t
 #include <initializer_list>  // std::initializer_list
-#include <memory>            // std::unique_ptr
+#include <memory>            // std::unique_ptr, std::uninitialized_default_construct_n
 #include <utility>           // std::exchange
 
 #include <fusedsl/core/dtype.hpp>                  // element
+#include <fusedsl/core/host_memory.hpp>            // allocate_host, free_host
 #include <fusedsl/core/shape.hpp>                  // shape
 #include <fusedsl/tensor/detail/cuda_memory.hpp>   // cuda_allocate, cuda_free
 #include <fusedsl/tensor/detail/strided_copy.hpp>  // copy_views
@@ -34,9 +35,10 @@ class tensor {
   /// An empty rank-1 tensor (sizes [0]) on the CPU; allocates nothing.
   tensor() = default;
 
-  /// Memory for `sizes` on `where`. The elements are left uninitialized (they
-  /// are about to be overwritten, and filling costs a pass over memory); use
-  /// `full` for defined values. Throws `fusedsl::error` for a negative size,
+  /// Memory for `sizes` on `where`, on the host starting on a cache line
+  /// (`host_alignment`). The elements are left uninitialized (they are about
+  /// to be overwritten, and filling costs a pass over memory); use `full`
+  /// for defined values. Throws `fusedsl::error` for a negative size,
   /// or for `device::cuda` without the CUDA runtime.
   explicit tensor(const shape& sizes, device where = device::cpu)
       : storage_(allocate(sizes, where), release{where}), view_(storage_.get(), sizes, where) {}
@@ -155,16 +157,21 @@ class tensor {
   struct release {
     device where = device::cpu;
     void operator()(T* memory) const noexcept {
-      if (where == device::cpu) delete[] memory;
+      if (where == device::cpu) detail::free_host(memory);
       else detail::cuda_free(memory);
     }
   };
 
-  /// Uninitialized memory for `sizes` elements on `where`.
+  /// Uninitialized memory for `sizes` elements on `where`: on the host
+  /// aligned to `host_alignment`.
   static T* allocate(const shape& sizes, device where) {
     detail::check_sizes(sizes, "tensor");
     const auto count = static_cast<std::size_t>(sizes.numel());
-    if (where == device::cpu) return new T[count];
+    if (where == device::cpu) {
+      T* memory = detail::allocate_host<T>(count);
+      std::uninitialized_default_construct_n(memory, count);  // as new T[count]: f16 and bf16 start at 0
+      return memory;
+    }
     return static_cast<T*>(detail::cuda_allocate(count * sizeof(T)));
   }
 

@@ -24,6 +24,7 @@
 
 #include <fusedsl/backend/cpu/kernels.hpp>            // pointwise_range, pointwise_chunk, reduction_rows, ...
 #include <fusedsl/core/error.hpp>                     // error
+#include <fusedsl/core/host_memory.hpp>               // host_vector
 #include <fusedsl/program/detail/bound_leaves.hpp>    // bind_leaves
 #include <fusedsl/program/detail/describe_nodes.hpp>  // call_state, describe, find_node_entry
 #include <fusedsl/program/detail/group_schedule.hpp>  // packed_schedule_of, lowered_node_count
@@ -352,7 +353,7 @@ inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& me
 
 /// Runs one group of the schedule.
 template <class P>
-void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, const group_schedule::group& g,
+void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, const group_schedule::group& g,
                bool fuse) {
   using entry = cpu_node_entry<P>;
   const std::size_t count = g.nodes.size();
@@ -456,7 +457,7 @@ void run_group(call_state<P>& call, std::vector<std::vector<std::byte>>& pool, c
                     " runs in a group of pointwise nodes that the compile-time plan does not have");
 #pragma omp parallel if (group_outer * inner > tile_elements)
   {
-    std::vector<std::vector<std::byte>> scratch(scratch_bytes.size());
+    std::vector<host_vector<std::byte>> scratch(scratch_bytes.size());
     for (std::size_t s = 0; s < scratch.size(); ++s) scratch[s].resize(scratch_bytes[s]);
     // Each node's operands in this thread's scratch or in memory, set once:
     // a tile only moves the scratch ones' offsets (`bias`).
@@ -516,7 +517,7 @@ struct executor<cpu_target> {
     static const detail::group_schedule fused = detail::make_group_schedule<P>(true);
     static const detail::group_schedule unfused = detail::make_group_schedule<P>(false);
     const detail::group_schedule& plan = target.fuse ? fused : unfused;
-    thread_local std::vector<std::vector<std::byte>> pool;
+    thread_local std::vector<detail::host_vector<std::byte>> pool;
     pool.resize(plan.statement.size());
     detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
                                std::vector<detail::buffer_home>(plan.statement.size())};
