@@ -22,11 +22,11 @@ namespace detail {
 /// type `T`, aligned to `host_alignment`; freed with `free_host`.
 template <class T>
 T* allocate_host(std::size_t count) {
-  return static_cast<T*>(::operator new(count * sizeof(T), std::align_val_t{host_alignment}));
+  return static_cast<T*>(::operator new (count * sizeof(T), std::align_val_t{host_alignment}));
 }
 
 /// Frees memory from `allocate_host`.
-inline void free_host(void* memory) noexcept { ::operator delete(memory, std::align_val_t{host_alignment}); }
+inline void free_host(void* memory) noexcept { ::operator delete (memory, std::align_val_t{host_alignment}); }
 
 /// Frees `allocate_host` memory: the deleter of `host_array`.
 struct host_free {

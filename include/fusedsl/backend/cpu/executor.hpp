@@ -258,7 +258,7 @@ FUSEDSL_FORCEINLINE void member_chunk(const E& expression, const chunk_member& c
   std::int64_t step[slots + 1], base[slots + 1];
   for (std::size_t k = 0; k < slots; ++k) {
     const address& a = n.leaves[k];
-    step[k] = r == 0 ? 0 : a.strides[r - 1];
+    step[k] = innermost(a.strides, r);
     base[k] = dot(index, a.strides) - (a.scratch >= 0 ? at * a.per_outer : 0);
   }
   chunk_leaves<E> leaves;
@@ -266,7 +266,7 @@ FUSEDSL_FORCEINLINE void member_chunk(const E& expression, const chunk_member& c
   chunk_invariants<E> held;
   const std::int64_t out_at = dot(index, n.out.strides) - (n.out.scratch >= 0 ? at * n.out.per_outer : 0);
   pointwise_chunk<Out, void>(e, leaves, step, held, true, static_cast<Out*>(c.out) + out_at,
-                             r == 0 ? 0 : n.out.strides[r - 1], streams_output<Out>(n, c.may_stream), m, nullptr);
+                             innermost(n.out.strides, r), streams_output<Out>(n, c.may_stream), m, nullptr);
 }
 
 /// Runs the group's nodes among lowered positions J, J + 1, ... of `P`
@@ -306,7 +306,7 @@ FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member*
   const std::int64_t row = r == 0 ? 1 : space[r - 1];
   shape index = unravel(begin, space);
   while (begin < end) {
-    const std::int64_t m = std::min({chunk, end - begin, row - (r == 0 ? 0 : index[r - 1])});
+    const std::int64_t m = std::min({chunk, end - begin, row - innermost(index, r)});
     interleaved_chunk<P>(prog, members, index, begin, m);
     begin += m;
     if (r > 0 && (index[r - 1] += m) == row) {  // next row of the space
@@ -459,15 +459,12 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
   {
     std::vector<host_vector<std::byte>> scratch(scratch_bytes.size());
     for (std::size_t s = 0; s < scratch.size(); ++s) scratch[s].resize(scratch_bytes[s]);
-    // Each node's operands in this thread's scratch or in memory, set once:
-    // a tile only moves the scratch ones' offsets (`bias`).
+    // Each node's operands in this thread's scratch or in memory, set once.
     std::vector<std::vector<const void*>> data(count);
-    std::vector<std::vector<std::int64_t>> bias(count);
     std::vector<void*> out(count);
     for (std::size_t i = 0; i < count; ++i) {
       const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
       data[i].assign(n.leaves.size() + 1, nullptr);
-      bias[i].assign(n.leaves.size() + 1, 0);
       for (std::size_t k = 0; k < n.leaves.size(); ++k) {
         const address& a = n.leaves[k];
         data[i][k] = a.scratch >= 0 ? scratch[static_cast<std::size_t>(a.scratch)].data() : a.data;
@@ -485,6 +482,10 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
         pointwise_group_range(call.prog, by_position.data(), members[0]->space, b,
                               std::min(group_outer, b + tile_elements));
     } else {
+      // A tile only moves the offsets of the scratch operands (`bias`).
+      std::vector<std::vector<std::int64_t>> bias(count);
+      for (std::size_t i = 0; i < count; ++i)
+        bias[i].assign(call.nodes[static_cast<std::size_t>(g.nodes[i])].leaves.size() + 1, 0);
 #pragma omp for schedule(static) nowait
       for (std::int64_t b = 0; b < group_outer; b += tile) {
         const std::int64_t e = std::min(group_outer, b + tile);

@@ -310,6 +310,10 @@ inline shape unravel(std::int64_t flat, const shape& sizes) {
   return index;
 }
 
+/// The innermost entry of `s` (strides or a multi-index) over a space of
+/// rank `rank`; 0 for rank 0, whose one element has no axis to step along.
+inline std::int64_t innermost(const shape& s, int rank) { return rank == 0 ? 0 : s[rank - 1]; }
+
 inline std::int64_t dot(const shape& index, const shape& strides) {
   std::int64_t offset = 0;
   for (int d = 0; d < index.rank(); ++d) offset += index[d] * strides[d];
@@ -362,7 +366,7 @@ FUSEDSL_FORCEINLINE void pointwise_chunk(const E& e, const chunk_leaves<E>& leav
 template <class Out>
 bool streams_output(const node_runtime& n, bool may_stream) {
   const int r = n.space.rank();
-  return may_stream && (r == 0 ? 0 : n.out.strides[r - 1]) == 1 &&
+  return may_stream && innermost(n.out.strides, r) == 1 &&
          n.out_sizes.numel() * std::int64_t{sizeof(Out)} >= streaming_bytes;
 }
 
@@ -380,8 +384,8 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
   const int r = space.rank();
   const std::int64_t row = r == 0 ? 1 : space[r - 1];
   std::int64_t step[slots + 1], base[slots + 1];
-  for (std::size_t k = 0; k < slots; ++k) step[k] = r == 0 ? 0 : n.leaves[k].strides[r - 1];
-  const std::int64_t out_step = r == 0 ? 0 : n.out.strides[r - 1];
+  for (std::size_t k = 0; k < slots; ++k) step[k] = innermost(n.leaves[k].strides, r);
+  const std::int64_t out_step = innermost(n.out.strides, r);
   Out* out = static_cast<Out*>(t.out);
   chunk_leaves<E> leaves;
   chunk_invariants<E> held;
@@ -389,7 +393,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
   const bool stream = streams_output<Out>(n, t.may_stream);
   shape index = unravel(begin, space);
   while (begin < end) {
-    const std::int64_t run = std::min(end - begin, row - (r == 0 ? 0 : index[r - 1]));
+    const std::int64_t run = std::min(end - begin, row - innermost(index, r));
     for (std::size_t k = 0; k < slots; ++k) base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
     std::int64_t out_at = dot(index, n.out.strides) - t.out_bias;
     for (std::int64_t done = 0; done < run; done += chunk) {
