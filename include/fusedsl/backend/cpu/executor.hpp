@@ -41,6 +41,7 @@ using detail::address;
 using detail::buffer_home;
 using detail::call_state;
 using detail::group_schedule;
+using detail::host_vector;
 
 /// Elements a tile covers: small enough that a tile of every node of a
 /// group stays in the L2 cache, large enough to amortise the per-node setup.

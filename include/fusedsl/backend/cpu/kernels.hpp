@@ -18,7 +18,7 @@
 #endif
 
 #include <fusedsl/core/config.hpp>           // FUSEDSL_CPU_KERNEL, FUSEDSL_INDEPENDENT_ITERATIONS
-#include <fusedsl/core/host_memory.hpp>      // host_vector, host_alignment
+#include <fusedsl/core/host_memory.hpp>      // allocate_host, host_array, host_alignment
 #include <fusedsl/core/numerics.hpp>         // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>         // evaluate
 #include <fusedsl/program/detail/nodes.hpp>  // node_runtime
@@ -27,7 +27,6 @@ namespace fusedsl::cpu_detail {
 
 using detail::allocate_host;
 using detail::host_array;
-using detail::host_vector;
 using detail::node_runtime;
 
 /// Independent accumulators per reduction row: 128 bytes of states (32
