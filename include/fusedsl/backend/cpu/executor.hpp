@@ -312,10 +312,7 @@ FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member*
     begin += m;
     if (r > 0 && (index[r - 1] += m) == row) {  // next row of the space
       index[r - 1] = 0;
-      for (int d = r - 2; d >= 0; --d) {
-        if (++index[d] < space[d]) break;
-        index[d] = 0;
-      }
+      step_index(index, space, r - 2);
     }
   }
 }

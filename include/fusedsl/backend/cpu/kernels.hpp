@@ -309,6 +309,15 @@ inline shape unravel(std::int64_t flat, const shape& sizes) {
   return index;
 }
 
+/// Steps multi-index `index` over `sizes` to its next row-major position
+/// along axes [0, last]; the axes after `last` are left as they are.
+inline void step_index(shape& index, const shape& sizes, int last) {
+  for (int d = last; d >= 0; --d) {
+    if (++index[d] < sizes[d]) return;
+    index[d] = 0;
+  }
+}
+
 /// The innermost entry of `s` (strides or a multi-index) over a space of
 /// rank `rank`; 0 for rank 0, whose one element has no axis to step along.
 inline std::int64_t innermost(const shape& s, int rank) { return rank == 0 ? 0 : s[rank - 1]; }
@@ -407,10 +416,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
     begin += run;
     if (r > 0) {  // next row of the space
       index[r - 1] = 0;
-      for (int d = r - 2; d >= 0; --d) {
-        if (++index[d] < space[d]) break;
-        index[d] = 0;
-      }
+      step_index(index, space, r - 2);
     }
   }
 }
@@ -509,10 +515,7 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
     j += run;
     if (last >= 0) {
       index[last] = 0;
-      for (int m = last - 1; m >= 0; --m) {
-        if (++index[m] < axes.reduced_sizes[m]) break;
-        index[m] = 0;
-      }
+      step_index(index, axes.reduced_sizes, last - 1);
     }
   }
   // Pairwise, the upper part into the lower, so that the first rounds
@@ -639,10 +642,7 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
       for (std::int64_t i = 0; i < cc.width; ++i)  // vectorized: column states
         r.op.add(s[i], static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})), j);
     }
-    for (int m = axes.n_reduced - 1; m >= 0; --m) {
-      if (++reduced_index[m] < axes.reduced_sizes[m]) break;
-      reduced_index[m] = 0;
-    }
+    step_index(reduced_index, axes.reduced_sizes, axes.n_reduced - 1);
   }
 }
 
@@ -669,8 +669,8 @@ void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t
     for (std::int64_t task = 0; task < blocks * parts; ++task) {
       const std::int64_t block = task / parts, part = task % parts;
       const std::int64_t c0 = block * column_block, c1 = std::min(columns, c0 + column_block);
-      state* states =
-          std::uninitialized_default_construct_n(partial.get() + part * part_stride + c0, c1 - c0) - (c1 - c0);
+      state* states = partial.get() + part * part_stride + c0;
+      std::uninitialized_default_construct_n(states, c1 - c0);
       accumulate_columns(r, n, axes, t, c0, c1, rows * part / parts, rows * (part + 1) / parts, states);
     }
     // Part 0 of a chunk of columns takes the other parts in order, part by
