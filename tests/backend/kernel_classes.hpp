@@ -12,7 +12,7 @@
 #include <cstdint>  // std::int64_t
 #include <cstring>  // std::memcmp
 #include <limits>   // std::numeric_limits
-#include <string>   // std::string
+#include <string>   // std::string, std::to_string
 #include <tuple>    // std::tuple, std::apply
 #include <vector>   // std::vector
 
@@ -252,6 +252,27 @@ void check_column_and_full_reductions() {
       });
     }
   }
+  // Two reduced axes: the rows come in runs along the inner one, which end
+  // inside a task's part of the rows, odd runs included; rows of 64
+  // columns or fewer are added two at a time.
+  constexpr fx::in<"x3", T, 3> x3;
+  constexpr fx::out<"s3", sum_t<T>, 1> s3;
+  constexpr fx::out<"m3", T, 1> m3;
+  constexpr fx::program columns3{s3 = fx::sum(x3, fx::axes<0, 1>, fx::drop_axes),
+                                 m3 = fx::max(x3 * number_t<T>(2), fx::axes<0, 1>, fx::drop_axes)};
+  for (const fx::shape& sizes : {fx::shape{1, 1, 1}, fx::shape{3, 7, 5}, fx::shape{6, 45, 64}, fx::shape{4, 129, 70}}) {
+    auto dense = random_tensor<T>(sizes, 51);
+    auto swapped = random_tensor<T>({sizes[1], sizes[0], sizes[2]}, 52);
+    const std::pair<std::string, fx::tensor_view<T>> views[] = {{"dense", dense.view()},
+                                                                {"axes 0 and 1 swapped", swapped.transpose(0, 1)}};
+    for (const auto& [binding, view] : views)
+      check_ways(describe("column reduction over two axes", sizes, binding), reduced_tolerance<T>(), [&](way how) {
+        auto out_s = fresh<sum_t<T>>({sizes[2]});
+        auto out_m = fresh<T>({sizes[2]});
+        run(how, columns3, x3(view), s3(out_s), m3(out_m));
+        return std::tuple{std::move(out_s), std::move(out_m)};
+      });
+  }
 }
 
 /// Horizontal groups: several outputs over one input, a reduction among them.
@@ -303,9 +324,10 @@ bool same_bits(const fx::tensor<T>& a, const fx::tensor<T>& b) {
 
 /// Reductions whose work is cut into parts (the lanes of a row, the row
 /// parts of a column reduction, the chunks of a split one) give the same
-/// bits with one thread and with three: the parts and the order in which
-/// they merge depend on the sizes alone. (Whether few long rows are split
-/// depends on the thread count too: these sizes are split, or not, either way.)
+/// bits with one thread and with two, three or five: the parts and the
+/// order in which they merge depend on the sizes alone. (Whether few long
+/// rows are split depends on the thread count too: these sizes are split,
+/// or not, either way.)
 template <class T>
 void check_thread_counts() {
   constexpr fx::in<"x", T, 2> x;
@@ -327,12 +349,16 @@ void check_thread_counts() {
       return std::tuple{std::move(out_r), std::move(out_c), std::move(out_t)};
     };
     const auto [r1, c1, t1] = once(1);
-    const auto [r3, c3, t3] = once(3);
+    for (int n : {2, 3, 5}) {
+      const auto [rn, cn, tn] = once(n);
+      const std::string what =
+          describe("thread counts", sizes, "dense") + ", " + std::to_string(n) + " threads against 1";
+      INFO(what);
+      CHECK(same_bits(r1, rn));
+      CHECK(same_bits(c1, cn));
+      CHECK(same_bits(t1, tn));
+    }
     omp_set_num_threads(threads);
-    INFO(describe("thread counts", sizes, "dense"));
-    CHECK(same_bits(r1, r3));
-    CHECK(same_bits(c1, c3));
-    CHECK(same_bits(t1, t3));
   }
 }
 

@@ -595,6 +595,10 @@ inline std::int64_t column_parts(std::int64_t columns, std::int64_t rows) {
   return std::clamp<std::int64_t>(64 / std::max<std::int64_t>(blocks, 1), 1, std::max<std::int64_t>(rows / 16, 1));
 }
 
+/// Column blocks this narrow or narrower add two rows per pass: their
+/// per-row work, not their memory, bounds them.
+inline constexpr std::int64_t narrow_columns = 64;
+
 /// Adds reduced elements (rows) [j0, j1) of columns [c0, c1) into
 /// `states[c - c0]`: each row's columns are read in order, a chunk at a time.
 template <class R>
@@ -607,7 +611,7 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   constexpr std::size_t slots = leaf_slots<Arg>();
   const int last = axes.n_kept - 1;  // the innermost kept axis: contiguous columns
   const std::int64_t row_len = axes.kept_sizes[last];
-  chunk_leaves<Arg> leaves;
+  chunk_leaves<Arg> leaves, next;
   std::int64_t row_base[slots + 1], base[slots + 1], step[slots + 1];
   for (std::size_t k = 0; k < slots; ++k) step[k] = n.leaves[k].strides[axes.kept[last]];
   // The chunks of columns [c0, c1), each on one innermost kept row: the same
@@ -629,20 +633,54 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
     for (std::size_t k = 0; k < slots; ++k) cc.offset[k] = axes.row_offset(c, n.leaves[k].strides);
     c += cc.width;
   }
+  // Rows come in runs along the innermost reduced axis, over which each
+  // leaf's row offset steps by a constant: narrow rows are mostly per-row
+  // work, so that work is an addition per leaf, not a multi-index.
+  const int inner = axes.n_reduced - 1;
+  const bool pairs = c1 - c0 <= narrow_columns;
+  std::int64_t row_step[slots + 1];
+  for (std::size_t k = 0; k < slots; ++k) row_step[k] = n.leaves[k].strides[axes.reduced[inner]];
   shape reduced_index = unravel(j0, axes.reduced_sizes);
-  for (std::int64_t j = j0; j < j1; ++j) {
+  for (std::int64_t j = j0; j < j1;) {
+    const std::int64_t run_end = j + std::min(j1 - j, axes.reduced_sizes[inner] - reduced_index[inner]);
     for (std::size_t k = 0; k < slots; ++k) {
       row_base[k] = -t.bias[k];
       for (int m = 0; m < axes.n_reduced; ++m) row_base[k] += reduced_index[m] * n.leaves[k].strides[axes.reduced[m]];
     }
-    for (const column_chunk& cc : chunks) {
-      for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + cc.offset[k];
-      leaves.prepare(t.data, base, step, cc.width);
-      reduction_state<R>* s = states + cc.first;
-      for (std::int64_t i = 0; i < cc.width; ++i)  // vectorized: column states
-        r.op.add(s[i], static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})), j);
+    // Narrow rows two at a time, for half the per-row work: each state is
+    // loaded and stored once for both and takes them in row order, as one
+    // row at a time would. (Rows of 256 to 1024 floats took 1.5x-1.9x as
+    // long that way, bench/RESULTS.md.)
+    for (; pairs && j + 1 < run_end; j += 2) {
+      for (const column_chunk& cc : chunks) {
+        for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + cc.offset[k];
+        leaves.prepare(t.data, base, step, cc.width);
+        for (std::size_t k = 0; k < slots; ++k) base[k] += row_step[k];
+        next.prepare(t.data, base, step, cc.width);
+        reduction_state<R>* s = states + cc.first;
+        for (std::int64_t i = 0; i < cc.width; ++i) {  // vectorized: column states
+          // A local state, so that it is stored once: with both adds on
+          // s[i], GCC stored it after each (twice as slow).
+          reduction_state<R> both = s[i];
+          r.op.add(both, static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})), j);
+          r.op.add(both, static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{next.leaf, i})), j + 1);
+          s[i] = both;
+        }
+      }
+      for (std::size_t k = 0; k < slots; ++k) row_base[k] += 2 * row_step[k];
     }
-    step_index(reduced_index, axes.reduced_sizes, axes.n_reduced - 1);
+    for (; j < run_end; ++j) {
+      for (const column_chunk& cc : chunks) {
+        for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + cc.offset[k];
+        leaves.prepare(t.data, base, step, cc.width);
+        reduction_state<R>* s = states + cc.first;
+        for (std::int64_t i = 0; i < cc.width; ++i)  // vectorized: column states
+          r.op.add(s[i], static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i})), j);
+      }
+      for (std::size_t k = 0; k < slots; ++k) row_base[k] += row_step[k];
+    }
+    reduced_index[inner] = axes.reduced_sizes[inner] - 1;  // the run's last row: the next run starts one step on
+    step_index(reduced_index, axes.reduced_sizes, inner);
   }
 }
 
