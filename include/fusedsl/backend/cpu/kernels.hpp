@@ -663,6 +663,9 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   const bool pairs = c1 - c0 <= narrow_columns;
   std::int64_t row_step[slots + 1];
   for (std::size_t k = 0; k < slots; ++k) row_step[k] = n.leaves[k].strides[axes.reduced[inner]];
+  const auto value = [&](const chunk_leaves<Arg>& from, std::int64_t i) {  // column i of a prepared row
+    return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{from.leaf, i}));
+  };
   shape reduced_index = unravel(j0, axes.reduced_sizes);
   for (std::int64_t j = j0; j < j1;) {
     const std::int64_t run_end = j + std::min(j1 - j, axes.reduced_sizes[inner] - reduced_index[inner]);
@@ -680,9 +683,6 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
         for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + cc.offset[k];
         leaves.prepare(t.data, base, step, cc.width);
         reduction_state<R>* s = states + cc.first;
-        const auto value = [&](const chunk_leaves<Arg>& from, std::int64_t i) {
-          return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{from.leaf, i}));
-        };
         if (two) {
           for (std::size_t k = 0; k < slots; ++k) base[k] += row_step[k];
           next.prepare(t.data, base, step, cc.width);
@@ -702,8 +702,8 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
       for (std::size_t k = 0; k < slots; ++k) row_base[k] += done * row_step[k];
       j += done;
     }
-    reduced_index[inner] = axes.reduced_sizes[inner] - 1;  // the run's last row: the next run starts one step on
-    step_index(reduced_index, axes.reduced_sizes, inner);
+    reduced_index[inner] = 0;  // the next run
+    step_index(reduced_index, axes.reduced_sizes, inner - 1);
   }
 }
 
