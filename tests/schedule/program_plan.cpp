@@ -2,7 +2,9 @@
 // (detail::packed_schedule_of): the static_asserts are the test. Constant
 // evaluation also rejects any out-of-bounds read in the lowering, which run
 // time would not notice.
+#include <cstdint>      // std::int64_t
 #include <type_traits>  // std::remove_cvref_t
+#include <utility>      // std::integer_sequence
 #include <vector>       // std::vector
 
 #include <doctest/doctest.h>
@@ -45,4 +47,43 @@ TEST_CASE("a program's packed plan unpacks into its groups, fused or one node ea
     CHECK(unfused.groups[static_cast<std::size_t>(i)].nodes == std::vector<int>{i});
     CHECK(unfused.groups[static_cast<std::size_t>(i)].kernel_local == std::vector<bool>{false});
   }
+}
+
+namespace {
+
+// Twelve statements over unrelated rank-4 tensors: 48 symbol classes, more than
+// the 44 hints a fixed table once gave before it wrapped around, so that the
+// last statement's hinted numel equalled the first one's.
+constexpr fx::fixed_string<3> name_of(char role, int i) {
+  const char text[3] = {role, static_cast<char>('a' + i), 0};
+  return fx::fixed_string<3>(text);
+}
+template <int I>
+using in4 = fx::in<name_of('x', I), float, 4>;
+template <int I>
+using out4 = fx::out<name_of('y', I), float, 4>;
+
+template <int... I>
+constexpr auto copies(std::integer_sequence<int, I...>) {
+  return fx::program{(out4<I>{} = in4<I>{} * 2.0f)...};
+}
+constexpr auto many_symbols = copies(std::make_integer_sequence<int, 12>{});
+
+}  // namespace
+
+TEST_CASE("size hints: every symbol class gets its own prime, however many there are") {
+  CHECK(fx::lowering_detail::next_prime_after(30) == 31);
+  CHECK(fx::lowering_detail::next_prime_after(251) == 257);
+  std::int64_t p = fx::lowering_detail::first_size_hint - 1;
+  for (int k = 0; k < 200; ++k) {
+    const std::int64_t q = fx::lowering_detail::next_prime_after(p);
+    REQUIRE(q > p);
+    for (std::int64_t d = 2; d * d <= q; ++d) REQUIRE(q % d != 0);
+    p = q;
+  }
+  const fx::graph g = fx::graph_of(many_symbols);
+  REQUIRE(g.size() == 12);
+  for (int a = 0; a < g.size(); ++a)
+    for (int b = a + 1; b < g.size(); ++b)
+      CHECK_MESSAGE(g.node(a).numel != g.node(b).numel, "nodes " << a << " and " << b << " share a hinted numel");
 }

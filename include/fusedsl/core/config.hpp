@@ -1,10 +1,12 @@
 /// @file config.hpp
-/// Host/device macros: the one place that knows which compiler is compiling fusedsl.
+/// The one place that tests compilers and target features. Every knob (a
+/// macro a user may want otherwise) is defined only `#ifndef`, so that a
+/// definition on the command line wins; docs/limits.md lists them.
 #pragma once
 
+#include <fusedsl/core/version.hpp>  // FUSEDSL_VERSION
+
 #if defined(__CUDACC__)
-/// Defined when a CUDA compiler (nvcc) compiles this translation unit.
-#  define FUSEDSL_CUDA_COMPILER 1
 /// Marks functions that run on the host and on the device.
 #  define FUSEDSL_HOST_DEVICE __host__ __device__
 /// Marks functions that run on the device only.
@@ -14,16 +16,39 @@
 #  define FUSEDSL_DEVICE
 #endif
 
-#if defined(__CUDA_ARCH__)
-/// Defined while nvcc compiles the device side of a translation unit.
-#  define FUSEDSL_DEVICE_PASS 1
+/// Forces inlining of small hot functions (index math, loads, stores).
+#ifndef FUSEDSL_FORCEINLINE
+#  if defined(_MSC_VER)
+#    define FUSEDSL_FORCEINLINE __forceinline
+#  else
+#    define FUSEDSL_FORCEINLINE inline __attribute__((always_inline))
+#  endif
 #endif
 
-/// Forces inlining of small hot functions (index math, loads, stores).
-#if defined(_MSC_VER)
-#  define FUSEDSL_FORCEINLINE __forceinline
+/// 1 when the CUDA runtime is available: nvcc compiles this translation unit,
+/// or host code defines FUSEDSL_WITH_CUDART and links CUDA::cudart.
+#if defined(__CUDACC__) || defined(FUSEDSL_WITH_CUDART)
+#  define FUSEDSL_HAS_CUDA_RUNTIME 1
+#endif
+
+/// 1 when the target has a fused multiply-add that compiles inline (x86 with
+/// FMA: -mfma, -march=x86-64-v3 or newer, not the AVX2 clone of
+/// FUSEDSL_CPU_KERNEL, whose macros are the baseline's; AArch64; CUDA devices).
+#if defined(__CUDA_ARCH__) || defined(__FMA__) || defined(__aarch64__)
+#  define FUSEDSL_VM_FMA 1
 #else
-#  define FUSEDSL_FORCEINLINE inline __attribute__((always_inline))
+#  define FUSEDSL_VM_FMA 0
+#endif
+
+/// 1 where fusedsl_sqrtf and its x86-64 vector-ABI variants can be defined
+/// (core/simd_sqrt.hpp): g++ on x86-64, outside nvcc. Define it to 0 to keep
+/// std::sqrt.
+#ifndef FUSEDSL_SIMD_SQRT
+#  if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#    define FUSEDSL_SIMD_SQRT 1
+#  else
+#    define FUSEDSL_SIMD_SQRT 0
+#  endif
 #endif
 
 /// Marks the CPU kernel functions whose loops carry the work: g++ compiles
@@ -39,14 +64,16 @@
 /// (-march=native, -march=x86-64-v3): there the AVX2 clone could not inline
 /// the math the kernels call (compiled for the wider target) and ran 4-5x
 /// slower than kernels compiled for the target alone (bench/RESULTS.md).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
-    !defined(FUSEDSL_NO_CPU_DISPATCH) && !(defined(__AVX2__) && defined(__FMA__))
-#  define FUSEDSL_CPU_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+#ifndef FUSEDSL_CPU_KERNEL
+#  if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
+      !defined(FUSEDSL_NO_CPU_DISPATCH) && !(defined(__AVX2__) && defined(__FMA__))
+#    define FUSEDSL_CPU_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
 /// 1 when CPU kernels are compiled for several x86-64 levels (above).
-#  define FUSEDSL_CPU_DISPATCH 1
-#else
-#  define FUSEDSL_CPU_KERNEL
-#  define FUSEDSL_CPU_DISPATCH 0
+#    define FUSEDSL_CPU_DISPATCH 1
+#  else
+#    define FUSEDSL_CPU_KERNEL
+#    define FUSEDSL_CPU_DISPATCH 0
+#  endif
 #endif
 
 /// Put before a loop whose iterations do not depend on each other though
@@ -56,10 +83,12 @@
 /// an in-place update fails, which then runs scalar). Not `omp simd`: g++
 /// 12 then privatizes the loop's reader objects per lane and leaves some
 /// loops scalar.
-#if defined(__clang__)
-#  define FUSEDSL_INDEPENDENT_ITERATIONS _Pragma("clang loop vectorize(assume_safety)")
-#elif defined(__GNUC__)
-#  define FUSEDSL_INDEPENDENT_ITERATIONS _Pragma("GCC ivdep")
-#else
-#  define FUSEDSL_INDEPENDENT_ITERATIONS
+#ifndef FUSEDSL_INDEPENDENT_ITERATIONS
+#  if defined(__clang__)
+#    define FUSEDSL_INDEPENDENT_ITERATIONS _Pragma("clang loop vectorize(assume_safety)")
+#  elif defined(__GNUC__)
+#    define FUSEDSL_INDEPENDENT_ITERATIONS _Pragma("GCC ivdep")
+#  else
+#    define FUSEDSL_INDEPENDENT_ITERATIONS
+#  endif
 #endif

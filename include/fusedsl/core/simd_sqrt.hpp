@@ -15,12 +15,12 @@
 /// the default NaN, as sqrtss does; errno is never set).
 ///
 /// g++ only (the `simd` attribute and the vector ABI names), on x86-64 and
-/// outside nvcc; FUSEDSL_SIMD_SQRT says whether it is there.
+/// outside nvcc; FUSEDSL_SIMD_SQRT (core/config.hpp) says whether it is there.
 #pragma once
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-/// 1 when fusedsl_sqrtf and its vector variants are defined (above).
-#  define FUSEDSL_SIMD_SQRT 1
+#include <fusedsl/core/config.hpp>  // FUSEDSL_SIMD_SQRT
+
+#if FUSEDSL_SIMD_SQRT
 
 extern "C" {
 /// Square root of a float, correctly rounded (the sqrtss instruction). Declared
@@ -65,6 +65,4 @@ __attribute__((target("avx512f"))) inline float16 sqrt_avx512(float16 x) {
 }
 
 }  // namespace fusedsl::simd_sqrt_detail
-#else
-#  define FUSEDSL_SIMD_SQRT 0
 #endif

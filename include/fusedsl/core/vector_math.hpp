@@ -43,7 +43,7 @@
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <type_traits>  // std::make_signed_t
 
-#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE, FUSEDSL_VM_FMA
 
 /// Host-device and always inlined: a call that is not inlined stops the
 /// vectorization of the loop that makes it.
@@ -65,18 +65,8 @@ inline constexpr bool double_vectorizes = true;
 
 namespace detail {
 
-/// 1 when the target has a fused multiply-add that mul_add compiles to
-/// inline (x86 with FMA: -mfma, -march=x86-64-v3 or newer, not
-/// the AVX2 clone of FUSEDSL_CPU_KERNEL, whose macros are the baseline's;
-/// AArch64; CUDA devices).
-#if defined(__CUDA_ARCH__) || defined(__FMA__) || defined(__aarch64__)
-#  define FUSEDSL_VM_FMA 1
-#else
-#  define FUSEDSL_VM_FMA 0
-#endif
-
 /// a b + c, rounded once where the target has a fused multiply-add
-/// (FUSEDSL_VM_FMA), twice otherwise: for steps whose accuracy should not
+/// (FUSEDSL_VM_FMA, core/config.hpp), twice otherwise: for steps whose accuracy should not
 /// depend on whether the compiler contracts (g++ does not below -O2).
 FUSEDSL_VM_INLINE float mul_add(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)

@@ -9,7 +9,7 @@
 #include <fusedsl/expr/traverse.hpp>        // subexpressions, unique_types
 #include <fusedsl/program/placeholder.hpp>  // placeholder, param, access
 #include <fusedsl/program/statement.hpp>    // assign
-#include <fusedsl/program/target.hpp>       // executor
+#include <fusedsl/program/executor.hpp>     // executor
 
 namespace fusedsl {
 

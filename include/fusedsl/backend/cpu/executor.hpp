@@ -22,16 +22,16 @@
 
 #include <omp.h>  // omp_get_max_threads
 
-#include <fusedsl/backend/cpu/kernels.hpp>            // pointwise_range, pointwise_chunk, reduction_rows, ...
-#include <fusedsl/core/error.hpp>                     // error
-#include <fusedsl/core/host_memory.hpp>               // host_vector
-#include <fusedsl/program/detail/bound_leaves.hpp>    // bind_leaves
-#include <fusedsl/program/detail/describe_nodes.hpp>  // call_state, describe, find_node_entry
-#include <fusedsl/program/detail/group_schedule.hpp>  // packed_schedule_of, lowered_node_count
-#include <fusedsl/program/detail/nodes.hpp>           // node_runtime, node_expression
-#include <fusedsl/program/detail/run_statement.hpp>   // prepare_statement
-#include <fusedsl/program/program.hpp>                // program
-#include <fusedsl/program/target.hpp>                 // cpu_target, executor
+#include <fusedsl/backend/cpu/kernels.hpp>           // pointwise_range, pointwise_chunk, reduction_rows, ...
+#include <fusedsl/core/error.hpp>                    // error
+#include <fusedsl/core/host_memory.hpp>              // host_vector
+#include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
+#include <fusedsl/runtime/describe_nodes.hpp>        // call_state, describe, find_node_entry
+#include <fusedsl/plan/group_schedule.hpp>           // packed_schedule_of, lowered_node_count
+#include <fusedsl/runtime/nodes.hpp>                 // node_runtime, node_expression
+#include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
+#include <fusedsl/program/program.hpp>               // program
+#include <fusedsl/runtime/target.hpp>                // cpu_target
 
 namespace fusedsl {
 

@@ -19,11 +19,11 @@
 #  include <emmintrin.h>  // _mm_stream_si128, _mm_loadu_si128, _mm_sfence
 #endif
 
-#include <fusedsl/core/config.hpp>           // FUSEDSL_CPU_KERNEL, FUSEDSL_INDEPENDENT_ITERATIONS
-#include <fusedsl/core/host_memory.hpp>      // allocate_host, host_array, host_alignment
-#include <fusedsl/core/numerics.hpp>         // kernel_numerics, compute_t
-#include <fusedsl/expr/evaluate.hpp>         // evaluate
-#include <fusedsl/program/detail/nodes.hpp>  // node_runtime
+#include <fusedsl/core/config.hpp>       // FUSEDSL_CPU_KERNEL, FUSEDSL_INDEPENDENT_ITERATIONS
+#include <fusedsl/core/host_memory.hpp>  // allocate_host, host_array, host_alignment
+#include <fusedsl/core/numerics.hpp>     // kernel_numerics, compute_t
+#include <fusedsl/expr/evaluate.hpp>     // evaluate
+#include <fusedsl/runtime/nodes.hpp>     // node_runtime
 
 namespace fusedsl::cpu_detail {
 

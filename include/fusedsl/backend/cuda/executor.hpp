@@ -6,31 +6,34 @@
 /// reduction over leading axes: two launches), split (few long rows: two
 /// launches). Other groups, and every group with `fx::cuda_unfused`, run
 /// node by node. Values that stay inside a group live in registers; buffers
-/// between groups come from a device pool kept per program and reused
-/// across runs. Every launch is checked.
+/// between groups come from a device pool kept per program, device and
+/// stream and reused across runs. Every launch is checked.
 #pragma once
 #include <algorithm>  // std::min, std::max
 #include <array>      // std::array
+#include <atomic>     // std::atomic
 #include <bit>        // std::bit_ceil, std::countr_one
 #include <cstdint>    // std::int64_t, std::uint64_t, std::uintptr_t
 #include <cstring>    // std::memcpy
+#include <deque>      // std::deque
+#include <mutex>      // std::mutex, std::lock_guard
 #include <string>     // std::string
 #include <utility>    // std::exchange
 #include <vector>     // std::vector
 
 #include <cuda_runtime_api.h>  // cudaGetLastError, cudaMalloc, cudaDeviceGetAttribute
 
-#include <fusedsl/backend/cuda/kernels.hpp>           // the kernels, group_args, is_param_leaf
-#include <fusedsl/backend/cuda/program_nodes.hpp>     // node_index, node_table, leaf_at
-#include <fusedsl/backend/cuda/target.hpp>            // cuda_target
-#include <fusedsl/core/error.hpp>                     // error
-#include <fusedsl/graph/lowering.hpp>                 // lower: node names for messages
-#include <fusedsl/program/detail/bound_leaves.hpp>    // bind_leaves
-#include <fusedsl/program/detail/describe_nodes.hpp>  // call_state, describe, find_node_entry
-#include <fusedsl/program/detail/group_schedule.hpp>  // make_group_schedule
-#include <fusedsl/program/detail/run_statement.hpp>   // prepare_statement
-#include <fusedsl/program/program.hpp>                // program
-#include <fusedsl/tensor/detail/cuda_memory.hpp>      // check_cuda, cuda_allocate, cuda_free
+#include <fusedsl/backend/cuda/kernels.hpp>          // the kernels, group_args, is_param_leaf
+#include <fusedsl/backend/cuda/program_nodes.hpp>    // node_index, node_table, leaf_at
+#include <fusedsl/runtime/cuda_target.hpp>           // cuda_target
+#include <fusedsl/core/error.hpp>                    // error
+#include <fusedsl/lower/lowering.hpp>                // lower: node names for messages
+#include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
+#include <fusedsl/runtime/describe_nodes.hpp>        // call_state, describe, find_node_entry
+#include <fusedsl/plan/group_schedule.hpp>           // make_group_schedule
+#include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
+#include <fusedsl/program/program.hpp>               // program
+#include <fusedsl/tensor/detail/cuda_memory.hpp>     // check_cuda, cuda_allocate, cuda_free
 
 namespace fusedsl {
 
@@ -68,6 +71,56 @@ class device_buffer {
  private:
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
+};
+
+/// Device buffers of one program between its groups, kept across runs. One
+/// program may run at the same time on several devices, streams and host
+/// threads: each run leases a set of buffers of its own, from its device and
+/// stream. A set is reused only on the stream it was last used on, whose
+/// order keeps the earlier run's kernels before the next run's writes.
+class device_pool {
+  struct entry {
+    int device;
+    cudaStream_t stream;
+    bool in_use;
+    std::vector<device_buffer> buffers;
+  };
+
+ public:
+  /// A set of buffers held by one run; returned to the pool when destroyed.
+  class lease {
+   public:
+    lease(device_pool& pool, entry& held) : pool_(pool), held_(held) {}
+    lease(const lease&) = delete;
+    lease& operator=(const lease&) = delete;
+    ~lease() {
+      const std::lock_guard<std::mutex> hold(pool_.mutex_);
+      held_.in_use = false;
+    }
+    std::vector<device_buffer>& buffers() { return held_.buffers; }
+
+   private:
+    device_pool& pool_;
+    entry& held_;  // a deque's elements stay where they are while others are added
+  };
+
+  /// `count` buffers of the current device for a run on `stream`.
+  lease acquire(cudaStream_t stream, std::size_t count) {
+    int device = 0;
+    detail::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    const std::lock_guard<std::mutex> hold(mutex_);
+    for (entry& e : entries_)
+      if (!e.in_use && e.device == device && e.stream == stream) {
+        e.in_use = true;
+        return lease(*this, e);
+      }
+    entries_.push_back(entry{device, stream, true, std::vector<device_buffer>(count)});
+    return lease(*this, entries_.back());
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<entry> entries_;
 };
 
 /// Throws a `fusedsl::error` naming the kernel class, its nodes and the
@@ -248,18 +301,24 @@ inline int resident_blocks(const void* kernel, std::size_t shared) {
 }
 
 /// Blocks of the column kernel (vectorized or not) resident per
-/// multiprocessor: asked of the runtime once per kernel.
+/// multiprocessor of the current device: asked of the runtime once per
+/// kernel and device (devices of one process may differ).
 template <class... N, class... L>
 int resident_column_blocks(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>&, bool vectorized) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  constexpr int cached_devices = 64;                                // a device numbered beyond asks every time
+  static std::array<std::atomic<int>, 2 * cached_devices> known{};  // 0: not asked yet
+  int device = 0;
+  detail::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  std::atomic<int>* slot =
+      device < cached_devices ? &known[static_cast<std::size_t>(2 * device + vectorized)] : nullptr;
+  if (slot && slot->load(std::memory_order_relaxed) > 0) return slot->load(std::memory_order_relaxed);
   const auto shared = static_cast<std::size_t>(256 * largest_state<D>);
-  if (vectorized) {
-    static const int vector =
-        resident_blocks(reinterpret_cast<const void*>(&column_kernel<D, vector_width<D>>), shared);
-    return vector;
-  }
-  static const int scalar = resident_blocks(reinterpret_cast<const void*>(&column_kernel<D, 1>), shared);
-  return scalar;
+  const void* kernel = vectorized ? reinterpret_cast<const void*>(&column_kernel<D, vector_width<D>>)
+                                  : reinterpret_cast<const void*>(&column_kernel<D, 1>);
+  const int blocks = resident_blocks(kernel, shared);
+  if (slot) slot->store(blocks, std::memory_order_relaxed);
+  return blocks;
 }
 
 /// The second stage of a column or split group.
@@ -630,13 +689,15 @@ struct executor<cuda_target> {
     static const detail::group_schedule fused = detail::make_group_schedule<P>(true);
     static const detail::group_schedule unfused = detail::make_group_schedule<P>(false);
     static const std::vector<std::string> names = cuda_detail::node_names<P>();
-    static const int sms = cuda_detail::multiprocessors();
-    static std::vector<cuda_detail::device_buffer> pool(fused.statement.size() + 1);  // + workspace
+    static cuda_detail::device_pool pool;
+    cuda_detail::device_pool::lease buffers = pool.acquire(target.stream, fused.statement.size() + 1);  // + workspace
     const detail::group_schedule& plan = target.fuse ? fused : unfused;
     detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
                                std::vector<detail::buffer_home>(plan.statement.size())};
     const cuda_detail::node_objects<D> objects(prog);
-    cuda_detail::launcher<P> launcher{call, objects, target.stream, pool, names, sms};
+    cuda_detail::launcher<P> launcher{call,          objects,
+                                      target.stream, buffers.buffers(),
+                                      names,         cuda_detail::multiprocessors()};
     for (const auto& g : plan.groups) cuda_detail::run_group(launcher, g, target.fuse);
   }
 };

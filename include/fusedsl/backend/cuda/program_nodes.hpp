@@ -15,11 +15,11 @@
 #include <type_traits>  // std::remove_cvref_t, std::is_same_v
 #include <utility>      // std::index_sequence, std::integer_sequence
 
-#include <fusedsl/core/config.hpp>                    // FUSEDSL_HOST_DEVICE
-#include <fusedsl/core/hana.hpp>                      // hana::at_c
-#include <fusedsl/expr/tensor_leaf.hpp>               // tensor_leaf
-#include <fusedsl/expr/traverse.hpp>                  // leaf_slots, makes_node, distinct_nodes, type_index
-#include <fusedsl/program/detail/describe_nodes.hpp>  // statement_count, distinct_count, node_expression
+#include <fusedsl/core/config.hpp>             // FUSEDSL_HOST_DEVICE
+#include <fusedsl/core/hana.hpp>               // hana::at_c
+#include <fusedsl/expr/tensor_leaf.hpp>        // tensor_leaf
+#include <fusedsl/expr/traverse.hpp>           // leaf_slots, makes_node, distinct_nodes, type_index
+#include <fusedsl/runtime/describe_nodes.hpp>  // statement_count, distinct_count, node_expression
 
 namespace fusedsl::cuda_detail {
 

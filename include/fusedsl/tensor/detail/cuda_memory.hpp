@@ -6,13 +6,11 @@
 #include <cstddef>  // std::size_t
 #include <string>   // std::string
 
+#include <fusedsl/core/config.hpp>    // FUSEDSL_HAS_CUDA_RUNTIME
 #include <fusedsl/core/error.hpp>     // fusedsl::error
 #include <fusedsl/tensor/device.hpp>  // device
 
-#if defined(__CUDACC__) || defined(FUSEDSL_WITH_CUDART)
-/// Defined when the CUDA runtime is available: nvcc compiles this translation
-/// unit, or host code defines FUSEDSL_WITH_CUDART and links CUDA::cudart.
-#  define FUSEDSL_HAS_CUDA_RUNTIME 1
+#if defined(FUSEDSL_HAS_CUDA_RUNTIME)
 #  include <cuda_runtime_api.h>  // cudaMalloc, cudaFree, cudaMemcpy, cudaGetErrorString
 #endif
 

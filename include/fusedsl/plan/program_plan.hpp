@@ -4,7 +4,7 @@
 #pragma once
 #include <string>  // std::string
 
-#include <fusedsl/graph/lowering.hpp>       // graph_of
+#include <fusedsl/lower/lowering.hpp>       // graph_of
 #include <fusedsl/schedule/explain.hpp>     // explain
 #include <fusedsl/schedule/fuse_nodes.hpp>  // fuse_nodes, kernel_count
 

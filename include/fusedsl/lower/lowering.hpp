@@ -413,16 +413,27 @@ constexpr strided_index index_of(const std::vector<int>& axes, const std::vector
   return result;
 }
 
-/// The graph of the lowered nodes, with prime size hints per symbol class.
+/// The smallest prime above `p`: the size hint of the next symbol class.
+constexpr std::int64_t next_prime_after(std::int64_t p) {
+  for (std::int64_t q = p + 1;; ++q) {
+    bool prime = q > 1;
+    for (std::int64_t d = 2; prime && d * d <= q; ++d) prime = q % d != 0;
+    if (prime) return q;
+  }
+}
+
+/// The first size hint: small primes (2, 3, ...) would make products of other
+/// symbols coincide with a single symbol's hint too easily.
+inline constexpr std::int64_t first_size_hint = 31;
+
+/// The graph of the lowered nodes, with a distinct prime size hint per symbol
+/// class (31, 37, 41, ...; as many as there are classes).
 constexpr graph build_graph(const lowering& state) {
-  constexpr std::int64_t primes[] = {31,  37,  41,  43,  47,  53,  59,  61,  67,  71,  73,  79,  83,  89,  97,
-                                     101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173,
-                                     179, 181, 191, 193, 197, 199, 211, 223, 227, 229, 233, 239, 241, 251};
   std::vector<std::int64_t> hint(state.parent.size(), 0);
-  std::size_t classes = 0;
+  std::int64_t last_hint = first_size_hint - 1;
   for (std::size_t s = 0; s < state.parent.size(); ++s) {
     const auto root = static_cast<std::size_t>(state.find(static_cast<int>(s)));
-    if (hint[root] == 0) hint[root] = primes[classes++ % std::size(primes)];
+    if (hint[root] == 0) hint[root] = last_hint = next_prime_after(last_hint);
     hint[s] = hint[root];
   }
   graph g;

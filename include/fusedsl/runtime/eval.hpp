@@ -5,6 +5,7 @@
 #include <fusedsl/expr/tensor_leaf.hpp>     // tensors as leaves
 #include <fusedsl/program/placeholder.hpp>  // out
 #include <fusedsl/program/program.hpp>      // program
+#include <fusedsl/runtime/target.hpp>       // cpu_target: the default
 
 namespace fusedsl {
 

@@ -1,6 +1,6 @@
 /// @file target.hpp
-/// Where a program runs: `prog.run(fx::cpu, ...)`. Each backend specialises
-/// `executor` for its target type.
+/// Where a program runs: `prog.run(fx::cpu, ...)`. The CPU backend
+/// (backend/cpu/executor.hpp) specialises `executor` for `cpu_target`.
 #pragma once
 
 namespace fusedsl {
@@ -15,11 +15,5 @@ struct cpu_target {
 inline constexpr cpu_target cpu{};
 /// The CPU target with fusion turned off: every node is its own loop.
 inline constexpr cpu_target cpu_unfused{false};
-
-/// Runs programs on `Target`; specialised by each backend.
-template <class Target>
-struct executor {
-  static_assert(sizeof(Target) == 0, "fusedsl: no backend for this target: include <fusedsl/fusedsl.hpp>");
-};
 
 }  // namespace fusedsl

@@ -4,7 +4,7 @@
 #pragma once
 #include <cuda_runtime_api.h>  // cudaStream_t
 
-#include <fusedsl/program/target.hpp>  // executor
+#include <fusedsl/program/executor.hpp>  // executor
 
 namespace fusedsl {
 

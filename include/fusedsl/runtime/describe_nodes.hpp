@@ -14,8 +14,8 @@
 #include <fusedsl/expr/evaluate.hpp>                     // detail::operand_first_slot
 #include <fusedsl/expr/traverse.hpp>                     // type_index, distinct_nodes
 #include <fusedsl/program/detail/bound_leaves.hpp>       // bound_leaves, describe_leaf
-#include <fusedsl/program/detail/group_schedule.hpp>     // group_schedule
-#include <fusedsl/program/detail/nodes.hpp>              // node_runtime, address, node_expression
+#include <fusedsl/plan/group_schedule.hpp>               // group_schedule
+#include <fusedsl/runtime/nodes.hpp>                     // node_runtime, address, node_expression
 #include <fusedsl/program/detail/run_statement.hpp>      // fit_rank
 #include <fusedsl/program/detail/statement_context.hpp>  // shape_context
 

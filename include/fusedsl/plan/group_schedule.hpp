@@ -13,7 +13,7 @@
 #include <vector>     // std::vector
 
 #include <fusedsl/core/error.hpp>           // error
-#include <fusedsl/graph/lowering.hpp>       // lower, build_graph
+#include <fusedsl/lower/lowering.hpp>       // lower, build_graph
 #include <fusedsl/schedule/fuse_nodes.hpp>  // fuse_nodes
 
 namespace fusedsl::detail {

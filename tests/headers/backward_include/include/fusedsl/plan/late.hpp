@@ -1,0 +1,2 @@
+// A plan header; core/early.hpp includes it backwards.
+#pragma once
