@@ -1,5 +1,6 @@
-// Compiled by g++: the workloads the issue requires to be one kernel are
-// one kernel, decided at compile time (nvcc cannot fold the plan yet).
+// Compiled by the C++ compiler, so that it builds without CUDA: the workloads
+// the benchmark requires to be one kernel are one kernel, decided at compile
+// time (nvcc folds plans too, docs/limits.md "Compile time").
 #include "programs.hpp"
 
 namespace fx = fusedsl;

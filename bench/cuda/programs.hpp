@@ -1,7 +1,8 @@
 /// @file programs.hpp
-/// The programs of the CUDA benchmark, shared by programs.cpp (g++: the
-/// one-kernel static_asserts, since nvcc cannot fold a plan yet) and
-/// main.cu (the timed runs). Declared `constexpr fx::program name{...}`
+/// The programs of the CUDA benchmark, shared by programs.cpp (the C++
+/// compiler: the one-kernel static_asserts, built without CUDA too; nvcc
+/// folds plans as well, docs/limits.md "Compile time") and main.cu (the
+/// timed runs). Declared `constexpr fx::program name{...}`
 /// (nvcc 13 cannot compile `constexpr auto name = fx::program{...}`).
 #pragma once
 #include <fusedsl/fusedsl.hpp>  // fx::program, placeholders, ops

@@ -62,8 +62,8 @@
 /// FUSEDSL_NO_CPU_DISPATCH to compile the baseline (or -march) version only.
 /// No clones either when the compile already targets AVX2 and FMA
 /// (-march=native, -march=x86-64-v3): there the AVX2 clone could not inline
-/// the math the kernels call (compiled for the wider target) and ran 4-5x
-/// slower than kernels compiled for the target alone (bench/RESULTS.md).
+/// the math the kernels call (compiled for the wider target) and runs several
+/// times slower than kernels compiled for the target alone (bench/RESULTS.md).
 #ifndef FUSEDSL_CPU_KERNEL
 #  if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
       !defined(FUSEDSL_NO_CPU_DISPATCH) && !(defined(__AVX2__) && defined(__FMA__))

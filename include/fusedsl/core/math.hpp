@@ -65,8 +65,8 @@ FUSEDSL_HOST_DEVICE constexpr bool is_nan(T a) {
 
 /// max and min that propagate NaN, as torch.maximum / torch.minimum do (b
 /// if b is NaN, else a if a is). Floating types choose by a blend of bits
-/// on two comparisons, not by branches on four: a row max's lanes loop ran
-/// twice as fast (one AVX2 core; g++ vectorizes both forms).
+/// on two comparisons, not by branches on four: a row max's lanes loop runs
+/// much faster that way (one AVX2 core; g++ vectorizes both forms).
 template <class T>
 FUSEDSL_HOST_DEVICE constexpr T nan_max(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) return vector_math::detail::select((a < b) | is_nan(b), b, a);
@@ -95,8 +95,8 @@ inline constexpr bool host_vector_math = std::is_same_v<T, float> ||
 /// -fno-math-errno, std::sqrt vectorizes to the instruction): with g++ on
 /// x86-64 fusedsl_sqrtf (simd_sqrt.hpp), the instruction through its vector
 /// variants; else vector_math::sqrt where it is the faster one, with AVX2 or
-/// newer (8 or 16 lanes: Adam's update 1.3x / 2.1x faster than with the
-/// scalar std::sqrt, bench/RESULTS.md). With SSE2 / SSE4 (4 lanes) that
+/// newer (8 or 16 lanes: Adam's update runs faster than with the scalar
+/// std::sqrt; figures: bench/RESULTS.md). With SSE2 / SSE4 (4 lanes) that
 /// emulation costs twice the scalar sqrt instruction, and a loop with it runs
 /// slower vectorized than the scalar loop with std::sqrt. Same bits in every
 /// case. double keeps std::sqrt.

@@ -8,9 +8,9 @@
 ///
 /// Why: without -fno-math-errno g++ guards every std::sqrt with a call that
 /// sets errno, and a loop with such a call stays scalar. The branch-free
-/// emulation that vectorizes (vector_math::sqrt, through double) costs about
-/// 8 ns per 8 floats with AVX2: Adam's update spent 3.7 of its 9.6 ms in it,
-/// where sqrtps takes a fraction of the memory time (bench/RESULTS.md). The
+/// emulation that vectorizes (vector_math::sqrt, through double) takes a
+/// large share of Adam's update with AVX2, where sqrtps takes a fraction of the
+/// memory time (figures: bench/RESULTS.md). The
 /// results are the instruction's, so bit for bit std::sqrt's (x < 0 gives
 /// the default NaN, as sqrtss does; errno is never set).
 ///

@@ -110,7 +110,7 @@ struct fp<float> {
 
   // e^r = 1 + r + r^2 Q(r), |r| <= ln2/2: weighted error 2^-28.2. By Estrin's
   // scheme, three dependent steps instead of Horner's four (the caller's r^2
-  // is the same product): exp 0.385 -> 0.367 ns per element.
+  // is the same product), which makes exp faster.
   FUSEDSL_VM_INLINE static float exp_q(float r) {
     const float r2 = r * r;
     return mul_add(mul_add(0x1.6ab868p-10f, r2, mul_add(0x1.123d6cp-7f, r, 0x1.55585ap-5f)), r2,
@@ -133,8 +133,7 @@ struct fp<float> {
                      v * (-0x1.b80062p-6f + v * (0x1.543f2ap-8f + v * (-0x1.a583bcp-11f + v * 0x1.4d2864p-14f)))));
   }
   // erfc(x) = exp(-x^2) t G(t - 0.6), t = 3/(3+x), 0 <= x <= 10.1: 2^-28.7, with
-  // G = g0 + u (g1 + u G2(u)) fitted with g0, g1 doubles (for a gelu of an
-  // earlier session that took those steps in double); erf, which needs erfc
+  // G = g0 + u (g1 + u G2(u)) fitted with g0, g1 doubles; erf, which needs erfc
   // only to 2^-21 of itself, rounds them to float.
   static constexpr float erfc_tc_hi = 0.6f;
   static constexpr double erfc_g0 = 0x1.b3e012d77098dp-2, erfc_g1 = 0x1.8c364b60c45c2p-1;
@@ -342,8 +341,8 @@ struct exp_parts {
 /// and s = 2^(n - c), with c = n clamped to +-exp_c, so that both are normal
 /// for exp's range of n and m has room for the caller's factors. On the
 /// bits of k, whose low bits hold n + bias: integer steps only (a min, a
-/// max, shifts and adds) where splitting n in half took four floating-point
-/// steps (exp 0.455 -> 0.385 ns per element, one AVX2 core).
+/// max, shifts and adds) where splitting n in half takes four floating-point
+/// steps (a faster exp).
 template <class T>
 FUSEDSL_VM_INLINE exp_parts<T> exp_scale(T p, T k) {
   using F = fp<T>;
@@ -714,10 +713,10 @@ namespace detail {
 /// a = min(|x|, 14.5), h = a/2 erfc(a/sqrt 2) (gelu for x < 0, x - gelu for
 /// x >= 0) is the product of
 ///  - a 2^(n+64) (exact),
-///  - erfc(a/sqrt 2) e^(a^2/2) = gelu_n(a) / gelu_d(a) (one division: the
-///    rational replaced t = 1/(1 + a/sqrt 2) and a degree-12 polynomial of
-///    t: with the FMA reduction and the product below, 0.85 -> 0.53 ns
-///    per element on one AVX2 core, bench/RESULTS.md),
+///  - erfc(a/sqrt 2) e^(a^2/2) = gelu_n(a) / gelu_d(a) (one division: with
+///    the FMA reduction and the product below, the rational is much faster
+///    than t = 1/(1 + a/sqrt 2) and a degree-12 polynomial of t;
+///    bench/RESULTS.md),
 ///  - e^r 2^-65 = 1 + s W(s) with coefficients scaled by 2^-65, where
 ///    -a^2/2 = n ln2 + r, s = 2r, computed by reduce_half_square.
 /// The last product is the one rounding into the subnormal range.
@@ -732,7 +731,7 @@ FUSEDSL_VM_INLINE float gelu_erf_float(float x) {
   const float a2 = a * a;
   const float h = ((a * pow2(r.k, 64u)) * (F::gelu_n(a, a2) / F::gelu_d(a, a2))) * e;
   // x - h for x >= 0, -0 - h = -h for x < 0, and NaN for -Inf (-Inf times 0) and NaN: a product
-  // instead of selects between results (0.62 -> 0.53 ns per element). -0 for x = -0.
+  // instead of selects between results (faster). -0 for x = -0.
   return x * select(x >= 0.0f, 1.0f, 0.0f) - h;
 }
 }  // namespace detail

@@ -22,16 +22,16 @@
 
 #include <omp.h>  // omp_get_max_threads
 
-#include <fusedsl/backend/cpu/kernels.hpp>           // pointwise_range, pointwise_chunk, reduction_rows, ...
-#include <fusedsl/core/error.hpp>                    // error
-#include <fusedsl/core/host_memory.hpp>              // host_vector
-#include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
-#include <fusedsl/runtime/describe_nodes.hpp>        // call_state, describe, find_node_entry
-#include <fusedsl/plan/group_schedule.hpp>           // packed_schedule_of, lowered_node_count
-#include <fusedsl/runtime/nodes.hpp>                 // node_runtime, node_expression
-#include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
-#include <fusedsl/program/program.hpp>               // program
-#include <fusedsl/runtime/target.hpp>                // cpu_target
+#include <fusedsl/backend/cpu/kernels.hpp>     // pointwise_range, pointwise_chunk, reduction_rows, ...
+#include <fusedsl/core/error.hpp>              // error
+#include <fusedsl/core/host_memory.hpp>        // host_vector
+#include <fusedsl/plan/group_schedule.hpp>     // packed_schedule_of, lowered_node_count
+#include <fusedsl/program/program.hpp>         // program
+#include <fusedsl/runtime/describe_nodes.hpp>  // call_state, describe, find_node_entry
+#include <fusedsl/runtime/kernel_class.hpp>    // kernel_class, solo_class, shape_of_group
+#include <fusedsl/runtime/nodes.hpp>           // node_runtime, node_expression
+#include <fusedsl/runtime/run_program.hpp>     // run_program
+#include <fusedsl/runtime/target.hpp>          // cpu_target
 
 namespace fusedsl {
 
@@ -41,23 +41,22 @@ using detail::address;
 using detail::buffer_home;
 using detail::call_state;
 using detail::group_schedule;
+using detail::group_shape;
 using detail::host_vector;
+using detail::kernel_class;
+using detail::split_rule;
 
 /// Elements a tile covers: small enough that a tile of every node of a
 /// group stays in the L2 cache, large enough to amortise the per-node setup.
 inline constexpr std::int64_t tile_elements = 8192;
 
 /// Elements a tile of a group that runs in tiles of rows covers: 16 rows
-/// of 1024. Measured against 8 rows in alternating runs (bench/RESULTS.md,
-/// session 9): softmax over 8192 x 1024 floats 5.0-5.1 -> 4.1-4.3 ms,
-/// layernorm 3.1-3.3 -> 3.0-3.2, rmsnorm 1.8-2.1 -> 1.6-2.1, row sums level.
+/// of 1024. Faster than 8 rows for softmax, layernorm and rmsnorm over
+/// rows of 1024 floats, level for row sums (figures: bench/RESULTS.md).
 inline constexpr std::int64_t row_tile_elements = 2 * tile_elements;
 
 /// How one group of the plan runs.
 enum class group_mode { chunks_of_elements, tiles_of_rows, node_by_node };
-
-/// How a node's loop runs inside a tile or alone.
-enum class loop_kind { elements, rows, columns, split };
 
 /// True when node K of a statement, of type N, runs a reduction loop: one
 /// of the statement's distinct nodes (K >= 0) that is a reduction. Any
@@ -154,11 +153,11 @@ constexpr bool keeps_operand() {
 /// storing `Out` elements. `operand`: where a reduction keeps its operand's
 /// values, or where a pointwise node reads its shared operand (`Shared`).
 template <class Out, int K, class Shared, class N>
-void run_loop(const N& node, const detail::node_runtime& n, const tile_operands& t, loop_kind kind, std::int64_t begin,
-              std::int64_t end, void* operand) {
+void run_loop(const N& node, const detail::node_runtime& n, const tile_operands& t, kernel_class kind,
+              std::int64_t begin, std::int64_t end, void* operand) {
   if constexpr (runs_reduction<N, K>) {
-    if (kind == loop_kind::columns) reduction_columns<Out>(node, n, t);
-    else if (kind == loop_kind::split) reduction_split<Out>(node, n, t);
+    if (kind == kernel_class::columns) reduction_columns<Out>(node, n, t);
+    else if (kind == kernel_class::split) reduction_split<Out>(node, n, t);
     else reduction_rows<Out>(node, n, t, begin, end, operand);
   } else if constexpr (!std::is_void_v<Shared>) {
     if (operand) pointwise_range<Out, Shared>(detail::loop_expression_of<K>(node), n, t, begin, end, operand);
@@ -172,8 +171,8 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
 /// target's element type (the value converts as it is stored), any other
 /// node its storage type (node_storage_t).
 template <std::size_t S, int K, class P>
-void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, loop_kind kind, std::int64_t begin,
-              std::int64_t end, void* operand) {
+void run_node(const P& prog, const detail::node_runtime& n, const tile_operands& t, kernel_class kind,
+              std::int64_t begin, std::int64_t end, void* operand) {
   const auto& node = detail::node_expression<S, K>(prog);
   using N = std::remove_cvref_t<decltype(node)>;
   using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
@@ -186,7 +185,7 @@ void run_node(const P& prog, const detail::node_runtime& n, const tile_operands&
 template <class P>
 struct cpu_node_entry {
   using describe_fn = void (*)(call_state<P>&, detail::node_runtime&);
-  using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, loop_kind, std::int64_t,
+  using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, kernel_class, std::int64_t,
                           std::int64_t, void*);
   describe_fn describe = nullptr;
   run_fn run = nullptr;
@@ -298,8 +297,8 @@ FUSEDSL_FORCEINLINE void interleaved_chunk(const P& prog, const chunk_member* me
 /// runs on a chunk before the next chunk starts. So the memory streams of
 /// all the nodes advance together, and a chunk costs no call and no setup
 /// per node. (In tiles of 512 elements, node after node, a loop per node
-/// per tile: Adam's update over 2^22 floats took twice as long as a hand
-/// loop of the same order, bench/RESULTS.md.)
+/// per tile, Adam's update is much slower than a hand loop of the same
+/// order; figures: bench/RESULTS.md.)
 template <class P>
 FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member* members, const shape& space,
                                               std::int64_t begin, std::int64_t end) {
@@ -317,36 +316,19 @@ FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member*
   }
 }
 
-/// The units a node's loop counts and how it runs alone.
-inline loop_kind solo_kind(const detail::node_runtime& n) {
-  if (!n.reduction) return loop_kind::elements;
-  if (is_column_reduction(n)) return loop_kind::columns;
-  if (n.outer < 4 * omp_get_max_threads() && n.inner >= 4 * tile_elements) return loop_kind::split;
-  return loop_kind::rows;
-}
+/// When the CPU splits rows across threads (runtime/kernel_class.hpp): fewer
+/// than 4 rows per thread, each at least 4 tiles long.
+inline split_rule cpu_split_rule() { return {4 * std::int64_t{omp_get_max_threads()}, 4 * tile_elements}; }
 
-/// True when reduced axes are the innermost axes of the space.
-inline bool reduces_innermost(const detail::node_runtime& n) {
-  const unsigned all = (1u << n.space.rank()) - 1u;
-  const unsigned trailing = all & ~((1u << std::countr_zero(n.reduced_mask | (1u << n.space.rank()))) - 1u);
-  return n.reduced_mask != 0 && n.reduced_mask == trailing;
-}
-
-/// How group `members` (described nodes) can run.
+/// How group `members` (described nodes) can run: the CPU runs a group of
+/// reductions in tiles of rows only when they reduce the innermost axes.
 inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& members) {
-  if (members.size() == 1) return group_mode::node_by_node;
   const detail::node_runtime* anchor = nullptr;
-  for (const auto* n : members)
-    if (n->reduction && !anchor) anchor = n;
-  for (const auto* n : members) {
-    if (!anchor) {
-      if (n->space != members[0]->space) return group_mode::node_by_node;
-    } else if (n->space != anchor->space ||
-               (n->reduction && (n->reduced_mask != anchor->reduced_mask || !reduces_innermost(*n)))) {
-      return group_mode::node_by_node;
-    }
+  switch (shape_of_group(members, anchor)) {
+    case group_shape::pointwise: return group_mode::chunks_of_elements;
+    case group_shape::rows: return reduces_innermost(*anchor) ? group_mode::tiles_of_rows : group_mode::node_by_node;
+    default: return group_mode::node_by_node;
   }
-  return anchor ? group_mode::tiles_of_rows : group_mode::chunks_of_elements;
 }
 
 /// Runs one group of the schedule.
@@ -394,7 +376,7 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
   // Outputs in memory that no node of the group reads may be written
   // around the cache: a line that the tile has just read (an in-place
   // update) or that a later node reads back is cheaper through the cache
-  // (Adam's in-place group ran 5.9 -> 10 ms with streaming stores).
+  // (streaming stores make Adam's in-place group much slower; bench/RESULTS.md).
   std::vector<char> may_stream(count, 0);
   for (std::size_t i = 0; i < count; ++i) {
     const auto& writer = call.nodes[static_cast<std::size_t>(g.nodes[i])];
@@ -428,13 +410,13 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
       std::vector<std::int64_t> bias(n.leaves.size() + 1, 0);
       for (std::size_t k = 0; k < n.leaves.size(); ++k) data[k] = n.leaves[k].data;
       const tile_operands t{data.data(), bias.data(), n.out.data, 0, may_stream[i] != 0};
-      const loop_kind kind = solo_kind(n);
-      if (kind == loop_kind::split || kind == loop_kind::columns) {  // the loop parallelises itself
+      const kernel_class kind = solo_class(n, cpu_split_rule());
+      if (kind == kernel_class::split || kind == kernel_class::columns) {  // the loop parallelises itself
         entries[i].run(call.prog, n, t, kind, 0, n.outer, nullptr);
         continue;
       }
       const std::int64_t units = n.outer;
-      const std::int64_t per_task = kind == loop_kind::elements
+      const std::int64_t per_task = kind == kernel_class::pointwise
                                         ? tile_elements
                                         : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
 #pragma omp parallel if (n.outer * n.inner > tile_elements)
@@ -494,8 +476,8 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
           const tile_operands t{data[i].data(), bias[i].data(), out[i], n.out.scratch >= 0 ? b * n.out.per_outer : 0,
                                 may_stream[i] != 0};
           void* operand = operand_slot[i] >= 0 ? scratch[static_cast<std::size_t>(operand_slot[i])].data() : nullptr;
-          if (n.reduction) entries[i].run(call.prog, n, t, loop_kind::rows, b, e, operand);
-          else entries[i].run(call.prog, n, t, loop_kind::elements, b * inner, e * inner, operand);
+          if (n.reduction) entries[i].run(call.prog, n, t, kernel_class::rows, b, e, operand);
+          else entries[i].run(call.prog, n, t, kernel_class::pointwise, b * inner, e * inner, operand);
         }
       }
     }
@@ -511,16 +493,14 @@ struct executor<cpu_target> {
   template <class... Statements, class... Bindings>
   static void run(const program<Statements...>& prog, cpu_target target, const Bindings&... bindings) {
     using P = program<Statements...>;
-    auto leaves = detail::bind_leaves(prog, device::cpu, bindings...);
-    hana::for_each(prog.statements, [&](const auto& s) { detail::prepare_statement<P>(s, leaves, device::cpu); });
-    static const detail::group_schedule fused = detail::make_group_schedule<P>(true);
-    static const detail::group_schedule unfused = detail::make_group_schedule<P>(false);
-    const detail::group_schedule& plan = target.fuse ? fused : unfused;
-    thread_local std::vector<detail::host_vector<std::byte>> pool;
-    pool.resize(plan.statement.size());
-    detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
-                               std::vector<detail::buffer_home>(plan.statement.size())};
-    for (const auto& g : plan.groups) cpu_detail::run_group(call, pool, g, target.fuse);
+    detail::run_program(
+        prog, device::cpu, target.fuse,
+        [&](detail::call_state<P>& call) {
+          thread_local std::vector<detail::host_vector<std::byte>> pool;  // buffers between groups
+          pool.resize(call.plan.statement.size());
+          for (const auto& g : call.plan.groups) cpu_detail::run_group(call, pool, g, target.fuse);
+        },
+        bindings...);
   }
 };
 

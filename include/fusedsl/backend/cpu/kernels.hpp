@@ -35,8 +35,8 @@ using detail::node_runtime;
 /// float sums, 16 double or i64 ones), 8 at least. The compiler keeps them
 /// in four AVX2 vector registers, so that a chunk's additions are four
 /// chains of dependent adds, not one: with 8 float lanes (one register) a
-/// sum ran at the adder's latency, not at the memory's speed (2^24 floats:
-/// 4.1 ms, 2.6 with 32 lanes, bench/RESULTS.md). Merged in a fixed order
+/// sum runs at the adder's latency, not at the memory's speed (figures:
+/// bench/RESULTS.md). Merged in a fixed order
 /// (results do not depend on the number of threads).
 template <class State>
 inline constexpr int reduction_lanes = std::max<int>(8, static_cast<int>(128 / sizeof(State)));
@@ -66,9 +66,8 @@ inline constexpr std::int64_t streaming_bytes = std::int64_t{16} << 20;
 #if defined(__SSE2__)
 /// Bytes of one non-temporal store: 32 where the compile targets AVX
 /// (-march=native, -mavx2), else 16; the AVX2 target clone is compiled from
-/// the baseline's preprocessed text, so it stores 16. (`exp(a) * b + c`
-/// over 2^24 floats: 1.06x Eigen with 32, 1.03x with 16, medians of 11
-/// alternating runs, bench/RESULTS.md.)
+/// the baseline's preprocessed text, so it stores 16. (32-byte stores make
+/// `exp(a) * b + c` a little faster than 16-byte ones; bench/RESULTS.md.)
 #  if defined(__AVX__)
 inline constexpr std::size_t stream_bytes = 32;
 #  else
@@ -115,8 +114,8 @@ FUSEDSL_FORCEINLINE void store_chunk(Out* out, const V* values, std::int64_t n, 
 /// barrier after which other threads read them). Once per thread and loop,
 /// after its last tile: the loops that stream (pointwise_range,
 /// pointwise_group_range) leave it to their caller, since a fence waits for
-/// the stores to reach memory (one per tile of 8192 elements cost
-/// `exp(a) * b + c` 1-3%, bench/RESULTS.md).
+/// the stores to reach memory (one per tile of 8192 elements slows
+/// `exp(a) * b + c` measurably; bench/RESULTS.md).
 inline void fence_streaming_stores() {
 #if defined(__SSE2__)
   _mm_sfence();
@@ -128,8 +127,8 @@ inline void fence_streaming_stores() {
 ///
 /// The loops evaluate a local copy of their node: read through a reference,
 /// its constants are loaded again after every store of the loop, which
-/// might have changed them (a pointwise loop in the L2 cache: 0.121 -> 0.106
-/// ns per element, bench/RESULTS.md).
+/// might have changed them (the local copy speeds up a pointwise loop in the
+/// L2 cache; bench/RESULTS.md).
 struct chunk_reader {
   const void* const* leaf;
   std::int64_t i;
@@ -378,7 +377,7 @@ FUSEDSL_FORCEINLINE void pointwise_chunk(const E& e, const chunk_leaves<E>& leav
   }
   // Contiguous outputs of the loop's own type are written in place; the
   // others (strided, converted or streamed) are staged in `values`: a copy
-  // through `values` cost Adam's group a third of its time.
+  // through `values` is a large share of Adam's group's time.
   alignas(64) value_type values[chunk];
   value_type* into = values;
   if constexpr (std::is_same_v<Out, value_type>)
@@ -543,8 +542,8 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
   }
   // Pairwise, the upper part into the lower, so that the first rounds
   // vectorize and a chain of dependent merges is log2(n_lanes) long: merged
-  // one after the other, the 31 scalar merges of a float max took most of
-  // a 1024-element row's time. A fixed order, as the lanes.
+  // one after the other, the 31 scalar merges of a float max would take most
+  // of a 1024-element row's time. A fixed order, as the lanes.
   for (int width = n_lanes; width > 1;) {
     const int upper = width / 2, lower = width - upper;
     for (int l = 0; l < upper; ++l) r.op.merge(lanes[l], lanes[lower + l]);  // vectorized: lane merges
@@ -596,15 +595,6 @@ void reduction_split(const R& r, const node_runtime& n, const tile_operands& t) 
   }
 }
 
-/// True when a reduction reduces its leading axes and keeps the trailing
-/// ones (a column reduction): then whole rows are accumulated into a vector
-/// of column states, reading memory in order.
-inline bool is_column_reduction(const node_runtime& n) {
-  if (!n.reduction || n.reduced_mask == 0) return false;
-  const unsigned leading = (1u << std::countr_one(n.reduced_mask)) - 1u;
-  return n.reduced_mask == leading && n.reduced_mask != (1u << n.space.rank()) - 1u;
-}
-
 /// Columns a column-reduction task covers: the states of a block stay in
 /// the L1/L2 cache while whole rows of the block stream past them.
 inline constexpr std::int64_t column_block = 2048;
@@ -639,7 +629,7 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   for (std::size_t k = 0; k < slots; ++k) step[k] = n.leaves[k].strides[axes.kept[last]];
   // The chunks of columns [c0, c1), each on one innermost kept row: the same
   // for every reduced row, so their offsets are worked out once, here, and
-  // not per row (a division per chunk was a tenth of an in-cache column sum).
+  // not per row (a division per chunk is a noticeable share of an in-cache column sum).
   // Leaves that all step by 1 are read in place, so their chunks may be as
   // wide as the row: the per-chunk work then comes once per row, not per
   // 128 columns.
@@ -675,8 +665,8 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
     }
     // Narrow rows two at a time, for half the per-row work: each state is
     // loaded and stored once for both and takes them in row order, as one
-    // row at a time would. (Rows of 256 to 1024 floats took 1.5x-1.9x as
-    // long that way, bench/RESULTS.md.)
+    // row at a time would. (One row at a time is much slower for rows of
+    // 256 to 1024 floats; bench/RESULTS.md.)
     while (j < run_end) {
       const bool two = pairs && j + 1 < run_end;
       for (const column_chunk& cc : chunks) {
@@ -688,7 +678,7 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
           next.prepare(t.data, base, step, cc.width);
           for (std::int64_t i = 0; i < cc.width; ++i) {  // vectorized: column states
             // A local state, so that it is stored once: with both adds on
-            // s[i], GCC stored it after each (twice as slow).
+            // s[i], GCC stores it after each (much slower).
             reduction_state<R> both = s[i];
             r.op.add(both, value(leaves, i), j);
             r.op.add(both, value(next, i), j + 1);
@@ -737,8 +727,8 @@ void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t
     // Part 0 of a chunk of columns takes the other parts in order, part by
     // part: each part's states are read in memory order, in a loop that
     // vectorizes (column by column, the parts lie `part_stride` states
-    // apart, and the merges were a scalar chain: a tenth of a column sum's
-    // time).
+    // apart, and the merges would be a scalar chain: a noticeable share of a
+    // column sum's time).
 #pragma omp for schedule(static)
     for (std::int64_t c0 = 0; c0 < columns; c0 += chunk) {
       const std::int64_t width = std::min(chunk, columns - c0);

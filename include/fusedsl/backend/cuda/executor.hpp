@@ -23,17 +23,16 @@
 
 #include <cuda_runtime_api.h>  // cudaGetLastError, cudaMalloc, cudaDeviceGetAttribute
 
-#include <fusedsl/backend/cuda/kernels.hpp>          // the kernels, group_args, is_param_leaf
-#include <fusedsl/backend/cuda/program_nodes.hpp>    // node_index, node_table, leaf_at
-#include <fusedsl/runtime/cuda_target.hpp>           // cuda_target
-#include <fusedsl/core/error.hpp>                    // error
-#include <fusedsl/lower/lowering.hpp>                // lower: node names for messages
-#include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
-#include <fusedsl/runtime/describe_nodes.hpp>        // call_state, describe, find_node_entry
-#include <fusedsl/plan/group_schedule.hpp>           // make_group_schedule
-#include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
-#include <fusedsl/program/program.hpp>               // program
-#include <fusedsl/tensor/detail/cuda_memory.hpp>     // check_cuda, cuda_allocate, cuda_free
+#include <fusedsl/backend/cuda/kernels.hpp>        // the kernels, group_args, is_param_leaf
+#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_index, node_table, leaf_at
+#include <fusedsl/core/error.hpp>                  // error
+#include <fusedsl/lower/lowering.hpp>              // lower: node names for messages
+#include <fusedsl/program/program.hpp>             // program
+#include <fusedsl/runtime/cuda_target.hpp>         // cuda_target
+#include <fusedsl/runtime/describe_nodes.hpp>      // call_state, describe, find_node_entry
+#include <fusedsl/runtime/kernel_class.hpp>        // kernel_class, solo_class, shape_of_group
+#include <fusedsl/runtime/run_program.hpp>         // run_program
+#include <fusedsl/tensor/detail/cuda_memory.hpp>   // check_cuda, cuda_allocate, cuda_free
 
 namespace fusedsl {
 
@@ -43,7 +42,10 @@ using detail::address;
 using detail::buffer_home;
 using detail::call_state;
 using detail::group_schedule;
+using detail::group_shape;
+using detail::kernel_class;
 using detail::node_runtime;
+using detail::split_rule;
 
 /// Most threads per row (the row kernel's launch bound); rows get
 /// `chunk_elements` elements per thread and chunk.
@@ -208,45 +210,9 @@ struct cuda_node_entry {
   }
 };
 
-/// How a set of nodes runs as one launch (or two: columns, split).
-enum class kernel_class { pointwise, rows, columns, split };
-
-inline const char* name(kernel_class k) {
-  switch (k) {
-    case kernel_class::pointwise: return "pointwise";
-    case kernel_class::rows: return "row";
-    case kernel_class::columns: return "column";
-    default: return "split";
-  }
-}
-
-/// True when the reduced axes are the leading ones (some kept).
-inline bool reduces_leading(const node_runtime& n) {
-  const unsigned leading = (1u << std::countr_one(n.reduced_mask)) - 1u;
-  return n.reduced_mask != 0 && n.reduced_mask == leading && n.reduced_mask != (1u << n.space.rank()) - 1u;
-}
-
-/// Rows that do not fill the device and are long: split across blocks.
-inline bool few_long_rows(const node_runtime& n, int sms) { return n.outer < 2 * sms && n.inner >= 16384; }
-
-/// The class of a node run alone.
-inline kernel_class solo_class(const node_runtime& n, int sms) {
-  if (!n.reduction) return kernel_class::pointwise;
-  if (n.outer > 0 && n.inner > 0 && few_long_rows(n, sms)) return kernel_class::split;
-  if (n.inner > 0 && reduces_leading(n)) return kernel_class::columns;
-  return kernel_class::rows;
-}
-
-/// How the fused group `members` runs, or false when it must run node by node.
-inline bool fused_class(const std::vector<const node_runtime*>& members, kernel_class& result) {
-  const node_runtime* anchor = nullptr;
-  for (const auto* n : members)
-    if (n->reduction && !anchor) anchor = n;
-  for (const auto* n : members)
-    if (n->space != members[0]->space || (n->reduction && n->reduced_mask != anchor->reduced_mask)) return false;
-  result = anchor ? kernel_class::rows : kernel_class::pointwise;
-  return true;
-}
+/// When a CUDA device splits rows across blocks (runtime/kernel_class.hpp):
+/// fewer rows than 2 per multiprocessor, each at least 16384 elements long.
+inline split_rule cuda_split_rule(int sms) { return {2 * std::int64_t{sms}, 16384}; }
 
 // The launches, as templates of the device description alone (deduced from
 // the arguments), so that nvcc's host stubs name the kernels by `D`'s own
@@ -429,8 +395,8 @@ struct launcher {
       };
       // Rows of one chunk keep a placeholder several nodes read in registers
       // (kernels.hpp, `row_registers`); without one, vectorized rows take two
-      // chunks per thread: half the threads and merge steps per row (row sum
-      // about 1% faster, bench/RESULTS.md, "Session 4: row kernels").
+      // chunks per thread: half the threads and merge steps per row (a
+      // slightly faster row sum; bench/RESULTS.md).
       const int per_thread = vectorized ? chunk_elements<V> : chunk_elements<1>;
       a.threads_per_row = threads_for(per_thread);
       if (a.space.inner <= std::int64_t{a.threads_per_row} * per_thread) choose_cached(members, a);
@@ -617,19 +583,19 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
   const std::vector<entry> entries = detail::describe_group_spaces<P, entry>(call, g);
   std::vector<const node_runtime*> members;
   for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
-  kernel_class k = kernel_class::pointwise;
-  bool fused = fuse && count > 1 && fused_class(members, k);
+  const split_rule rule = cuda_split_rule(run.sms);
+  const node_runtime* anchor_ptr = nullptr;
+  const group_shape shape = shape_of_group(members, anchor_ptr);
+  bool fused = fuse && shape != group_shape::mixed;
+  kernel_class k = shape == group_shape::rows ? kernel_class::rows : kernel_class::pointwise;
   // Reductions only, none reading another: columns (reduced axes leading)
   // or split (few long rows) run them in one kernel; any other row group
   // with few long rows runs node by node.
   if (fused && k == kernel_class::rows) {
     bool only_reductions = !run.reads_member(g.nodes);
     for (const auto* n : members) only_reductions = only_reductions && n->reduction;
-    const node_runtime* anchor_ptr = members[0];
-    for (const auto* n : members)
-      if (n->reduction) anchor_ptr = n;
     const node_runtime& anchor = *anchor_ptr;
-    if (few_long_rows(anchor, run.sms)) {
+    if (few_long_rows(anchor, rule)) {
       if (only_reductions) k = kernel_class::split;
       else fused = false;
     } else if (only_reductions && anchor.inner > 0 && reduces_leading(anchor)) {
@@ -658,7 +624,7 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
   if (fused) {
     run.launch(g.nodes, k, in_registers);
   } else {
-    for (std::size_t i = 0; i < count; ++i) run.launch({g.nodes[i]}, solo_class(*members[i], run.sms), {false});
+    for (std::size_t i = 0; i < count; ++i) run.launch({g.nodes[i]}, solo_class(*members[i], rule), {false});
   }
 }
 
@@ -684,21 +650,19 @@ struct executor<cuda_target> {
     static_assert(
         sizeof(cuda_detail::group_args<D>) + sizeof(cuda_detail::node_objects<D>) <= 32000,
         "fusedsl: this program's kernel parameters exceed CUDA's 32 KB limit: split it into smaller programs");
-    auto leaves = detail::bind_leaves(prog, device::cuda, bindings...);
-    hana::for_each(prog.statements, [&](const auto& s) { detail::prepare_statement<P>(s, leaves, device::cuda); });
-    static const detail::group_schedule fused = detail::make_group_schedule<P>(true);
-    static const detail::group_schedule unfused = detail::make_group_schedule<P>(false);
     static const std::vector<std::string> names = cuda_detail::node_names<P>();
     static cuda_detail::device_pool pool;
-    cuda_detail::device_pool::lease buffers = pool.acquire(target.stream, fused.statement.size() + 1);  // + workspace
-    const detail::group_schedule& plan = target.fuse ? fused : unfused;
-    detail::call_state<P> call{prog, leaves, plan, std::vector<detail::node_runtime>(plan.statement.size()),
-                               std::vector<detail::buffer_home>(plan.statement.size())};
-    const cuda_detail::node_objects<D> objects(prog);
-    cuda_detail::launcher<P> launcher{call,          objects,
-                                      target.stream, buffers.buffers(),
-                                      names,         cuda_detail::multiprocessors()};
-    for (const auto& g : plan.groups) cuda_detail::run_group(launcher, g, target.fuse);
+    detail::run_program(
+        prog, device::cuda, target.fuse,
+        [&](detail::call_state<P>& call) {
+          cuda_detail::device_pool::lease buffers = pool.acquire(target.stream, call.plan.statement.size() + 1);
+          const cuda_detail::node_objects<D> objects(prog);
+          cuda_detail::launcher<P> launcher{call,          objects,
+                                            target.stream, buffers.buffers(),
+                                            names,         cuda_detail::multiprocessors()};  // buffers: + a workspace
+          for (const auto& g : call.plan.groups) cuda_detail::run_group(launcher, g, target.fuse);
+        },
+        bindings...);
   }
 };
 

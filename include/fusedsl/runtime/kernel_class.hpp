@@ -1,0 +1,90 @@
+/// @file kernel_class.hpp
+/// How a node or a fused group runs, decided the same way by every backend
+/// from the nodes' shapes at run time: the kernel classes (pointwise, rows,
+/// columns, split) and the predicates behind them. A backend supplies only
+/// its split rule (how many rows fill it) and its own strategy for groups.
+#pragma once
+#include <bit>      // std::countr_one, std::countr_zero
+#include <cstdint>  // std::int64_t
+#include <vector>   // std::vector
+
+#include <fusedsl/runtime/nodes.hpp>  // node_runtime
+
+namespace fusedsl::detail {
+
+/// The kernel classes of every backend.
+enum class kernel_class {
+  pointwise,  ///< elementwise over one space
+  rows,       ///< reductions of rows, each row by one worker
+  columns,    ///< a reduction of leading axes: rows added into column states, then merged
+  split,      ///< few long rows: each row split across workers, then merged
+};
+
+/// The class's name, for messages.
+inline const char* name(kernel_class k) {
+  switch (k) {
+    case kernel_class::pointwise: return "pointwise";
+    case kernel_class::rows: return "row";
+    case kernel_class::columns: return "column";
+    default: return "split";
+  }
+}
+
+/// True when a reduction reduces its leading axes and keeps the trailing
+/// ones (a column reduction): whole rows are then added into a vector of
+/// column states, reading memory in order.
+inline bool reduces_leading(const node_runtime& n) {
+  if (!n.reduction || n.reduced_mask == 0) return false;
+  const unsigned leading = (1u << std::countr_one(n.reduced_mask)) - 1u;
+  return n.reduced_mask == leading && n.reduced_mask != (1u << n.space.rank()) - 1u;
+}
+
+/// True when a reduction reduces the innermost axes of its space.
+inline bool reduces_innermost(const node_runtime& n) {
+  const unsigned all = (1u << n.space.rank()) - 1u;
+  const unsigned trailing = all & ~((1u << std::countr_zero(n.reduced_mask | (1u << n.space.rank()))) - 1u);
+  return n.reduced_mask != 0 && n.reduced_mask == trailing;
+}
+
+/// When a backend splits rows across workers: fewer rows than `max_rows`
+/// (a few per worker: the rows alone would leave workers idle), each of at
+/// least `min_row` elements (long enough to pay for the merge).
+struct split_rule {
+  std::int64_t max_rows;
+  std::int64_t min_row;
+};
+
+/// True when node `n`'s rows are few and long by `rule`.
+inline bool few_long_rows(const node_runtime& n, split_rule rule) {
+  return n.outer > 0 && n.outer < rule.max_rows && n.inner >= rule.min_row;
+}
+
+/// The class of a node run alone: pointwise; a column reduction; few long
+/// rows, split; else rows.
+inline kernel_class solo_class(const node_runtime& n, split_rule rule) {
+  if (!n.reduction) return kernel_class::pointwise;
+  if (n.inner > 0 && reduces_leading(n)) return kernel_class::columns;
+  if (few_long_rows(n, rule)) return kernel_class::split;
+  return kernel_class::rows;
+}
+
+/// The shape of a fused group's nodes, which decides whether a backend can
+/// run it as one kernel: `pointwise` (all nodes pointwise over one space),
+/// `rows` (reductions over the same axes of one space, with pointwise nodes
+/// over that space), or `mixed` (anything else: run node by node).
+enum class group_shape { pointwise, rows, mixed };
+
+/// The shape of group `members` (two or more nodes; one node is `mixed`:
+/// it runs alone). `anchor` is set to the group's first reduction (or null).
+inline group_shape shape_of_group(const std::vector<const node_runtime*>& members, const node_runtime*& anchor) {
+  anchor = nullptr;
+  if (members.size() < 2) return group_shape::mixed;
+  for (const auto* n : members)
+    if (n->reduction && !anchor) anchor = n;
+  for (const auto* n : members)
+    if (n->space != members[0]->space || (n->reduction && n->reduced_mask != anchor->reduced_mask))
+      return group_shape::mixed;
+  return anchor ? group_shape::rows : group_shape::pointwise;
+}
+
+}  // namespace fusedsl::detail
