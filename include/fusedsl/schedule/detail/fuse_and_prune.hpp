@@ -1,0 +1,133 @@
+/// @file fuse_and_prune.hpp
+/// Fusing two scheduler nodes into one, refreshing its groups, and pruning
+/// the weak deps that fusion made redundant; the per-node memo of policies.
+#pragma once
+#include <algorithm>  // std::sort, std::min, std::max, std::equal
+#include <cstdint>    // std::int64_t
+#include <string>     // std::string
+#include <utility>    // std::pair, std::move
+#include <vector>     // std::vector
+
+#include <fusedsl/core/error.hpp>                      // error
+#include <fusedsl/graph/detail/elements.hpp>           // detail::elements, detail::contains
+#include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
+#include <fusedsl/schedule/detail/sort.hpp>             // detail sorting
+
+namespace fusedsl {
+
+template <class Policy>
+template <class F>
+constexpr const std::vector<std::int64_t>& scheduler<Policy>::memo(int s, F compute) const {
+  auto i = static_cast<std::size_t>(s);
+  if (tmp_->memo.size() <= i) {
+    tmp_->memo.resize(sched_.size());
+    tmp_->memo_valid.resize(sched_.size(), 0);
+  }
+  if (!tmp_->memo_valid[i]) {
+    tmp_->memo[i] = compute();
+    tmp_->memo_valid[i] = 1;
+  }
+  return tmp_->memo[i];
+}
+
+template <class Policy>
+constexpr void scheduler<Policy>::refresh_group(int s) {
+  sched_node& S = sched_[static_cast<std::size_t>(s)];
+  const std::vector<int>& members = S.members;
+  S.writes.clear();
+  S.reads.clear();
+  S.unmet.clear();
+  int w = ++tmp_->stamp;
+  for (int m : detail::elements(members))
+    for (int d : detail::elements(node(m).writes))
+      if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w) {
+        tmp_->dep_mark[static_cast<std::size_t>(d)] = w;
+        S.writes.push_back(d);
+      }
+  int r = ++tmp_->stamp;
+  for (int m : detail::elements(members))
+    for (int d : detail::elements(node(m).reads))
+      if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w && tmp_->dep_seen[static_cast<std::size_t>(d)] != r) {
+        tmp_->dep_seen[static_cast<std::size_t>(d)] = r;
+        S.reads.push_back(d);
+      }
+  int own = ++tmp_->stamp;
+  for (int b : detail::elements(S.buffers)) tmp_->buf_mark[static_cast<std::size_t>(b)] = own;
+  int u = ++tmp_->stamp;
+  for (int m : detail::elements(members))
+    for (int d : detail::elements(node(m).unmet))
+      if (tmp_->dep_mark[static_cast<std::size_t>(d)] != w &&
+          tmp_->buf_mark[static_cast<std::size_t>(get_dep(d).buffer)] != own &&
+          tmp_->dep_seen[static_cast<std::size_t>(d)] != u) {
+        tmp_->dep_seen[static_cast<std::size_t>(d)] = u;
+        S.unmet.push_back(d);
+      }
+}
+
+template <class Policy>
+constexpr int scheduler<Policy>::fuse(int a, int b) {
+  sched_node f;
+  const sched_node& A = node(a);
+  const sched_node& B = node(b);
+  f.members = A.members;
+  f.members.insert(f.members.end(), B.members.begin(), B.members.end());
+  f.buffers = A.buffers;
+  f.buffers.insert(f.buffers.end(), B.buffers.begin(), B.buffers.end());
+  f.min_order = std::min(A.min_order, B.min_order);
+  f.max_order = std::max(A.max_order, B.max_order);
+  int group_from = -1;
+  for (int m : detail::elements(f.members)) {
+    const sched_node& M = node(m);
+    f.reduction = f.reduction || M.reduction;
+    f.template_kernel = f.template_kernel || M.template_kernel;
+    f.foreach = f.foreach || M.foreach;
+    f.mutation = f.mutation || M.mutation;
+    if (group_from < 0 && M.reduction) group_from = m;
+  }
+  if (group_from < 0) group_from = f.members.front();
+  f.device = node(group_from).device;
+  f.numel = node(group_from).numel;
+  f.rnumel = node(group_from).rnumel;
+  int id = static_cast<int>(sched_.size());
+  spans_.lower(f.max_order, f.min_order);
+  sched_.push_back(std::move(f));
+  refresh_group(id);
+  for (int m : sched_.back().members) fused_of_[static_cast<std::size_t>(m)] = id;
+  return id;
+}
+
+template <class Policy>
+constexpr void scheduler<Policy>::prune_redundant_deps(int s) {
+  sched_node& S = sched_[static_cast<std::size_t>(s)];
+  bool any_weak = false;
+  for (int d : detail::elements(S.unmet)) any_weak = any_weak || get_dep(d).kind == dep_kind::weak;
+  if (!any_weak) return;
+  std::vector<std::pair<int, int>> counts;
+  for (int d : detail::elements(S.unmet)) {
+    const dep& dd = get_dep(d);
+    if (dd.kind == dep_kind::weak) continue;
+    int gid = fused_of(g_.buffer(dd.buffer).producer);
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return e.first == gid; });
+    if (it == counts.end()) counts.push_back({gid, 1});
+    else ++it->second;
+  }
+  std::vector<int> prune;
+  for (int d : detail::elements(S.unmet)) {
+    const dep& dd = get_dep(d);
+    if (dd.kind != dep_kind::weak) continue;
+    int gid = fused_of(g_.buffer(dd.buffer).producer);
+    bool counted =
+        std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return e.first == gid; }) != counts.end();
+    if ((counted && fusable_weak_dep(d, gid, s)) || gid == s) prune.push_back(d);
+  }
+  if (prune.empty()) return;
+  sched_node& T = sched_[static_cast<std::size_t>(s)];
+  auto pruned = [&](int d) { return detail::contains(prune, d); };
+  std::erase_if(T.reads, pruned);
+  // set_read_writes: unmet becomes every read of a buffer some node writes.
+  T.unmet.clear();
+  for (int r : detail::elements(T.reads))
+    if (g_.buffer(get_dep(r).buffer).producer >= 0) T.unmet.push_back(r);
+}
+
+}  // namespace fusedsl

@@ -1,0 +1,334 @@
+/// @file rounds.hpp
+/// The round driver: construction, fuse_nodes' rounds (candidate pairs by
+/// shared buffers, scoring, greedy fusion in score order), the topological sort
+/// and the plan.
+#pragma once
+#include <algorithm>  // std::sort, std::min, std::max, std::equal
+#include <cstdint>    // std::int64_t
+#include <string>     // std::string
+#include <utility>    // std::pair, std::move
+#include <vector>     // std::vector
+
+#include <fusedsl/core/error.hpp>                      // error
+#include <fusedsl/graph/detail/elements.hpp>           // detail::elements, detail::contains
+#include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
+#include <fusedsl/schedule/detail/sort.hpp>             // detail sorting
+
+namespace fusedsl {
+
+template <class Policy>
+constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy policy)
+    : g_(checked_graph(g)), cfg_(checked_config(cfg)), policy_(std::move(policy)), spans_(g.size()) {
+  static_assert(fusion_policy<Policy, policy_view<scheduler>>,
+                "fusedsl: a fusion policy needs the members of inductor_policy: score, less, priority, can_fuse, "
+                "can_fuse_vertical, can_fuse_horizontal and backend_can_fuse");
+  const int n = g.size();
+  sched_.reserve(static_cast<std::size_t>(2 * n + 1));
+  ranges_.reserve(static_cast<std::size_t>(n));
+  loop_orders_.reserve(static_cast<std::size_t>(n));
+  fused_of_.reserve(static_cast<std::size_t>(n));
+  alive_.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const graph_node& nd = g.node(i);
+    sched_node s;
+    s.members = {i};
+    s.reads = nd.reads;
+    s.writes = nd.writes;
+    s.unmet = nd.unmet;
+    s.buffers = nd.buffers;
+    s.reduction = nd.kind == node_kind::reduction;
+    s.template_kernel = nd.kind == node_kind::template_kernel;
+    s.foreach = nd.kind == node_kind::foreach;
+    s.extern_kernel = nd.kind == node_kind::extern_kernel;
+    s.nop = nd.kind == node_kind::nop;
+    s.mutation = nd.mutates >= 0;
+    s.device = nd.device;
+    s.numel = nd.numel;
+    s.rnumel = nd.rnumel;
+    s.min_order = s.max_order = i;
+    sched_.push_back(std::move(s));
+    ranges_.push_back(nd.ranges);
+    loop_orders_.emplace_back();
+    fused_of_.push_back(i);
+    alive_.push_back(i);
+  }
+  tmp_->dep_mark.assign(static_cast<std::size_t>(g.dep_count()), 0);
+  tmp_->dep_seen.assign(static_cast<std::size_t>(g.dep_count()), 0);
+  tmp_->buf_mark.assign(static_cast<std::size_t>(g.buffer_count()), 0);
+  tmp_->node_mark.assign(static_cast<std::size_t>(n), 0);
+  tmp_->node_seen.assign(static_cast<std::size_t>(2 * n), 0);
+  // Buffer names ranked alphabetically: the topological sort visits deps by name.
+  std::vector<int> byname(static_cast<std::size_t>(g.buffer_count()));
+  for (int b = 0; b < g.buffer_count(); ++b) byname[static_cast<std::size_t>(b)] = b;
+  std::sort(byname.begin(), byname.end(), [&](int x, int y) { return g.buffer_name(x) < g.buffer_name(y); });
+  name_rank_.assign(byname.size(), 0);
+  for (std::size_t r = 0; r < byname.size(); ++r)
+    name_rank_[static_cast<std::size_t>(byname[r])] = static_cast<int>(r);
+}
+
+template <class Policy>
+constexpr plan scheduler<Policy>::run() {
+  plan p;
+  for (int round = 0; round < cfg_.max_rounds; ++round) {
+    std::size_t before = alive_.size();
+    fuse_nodes_once(false, p);
+    if (alive_.size() == before || alive_.size() == 1) break;
+  }
+  if (cfg_.loop_ordering_after_fusion) fuse_nodes_once(true, p);
+  finish(p);
+  return p;
+}
+
+template <class Policy>
+constexpr void scheduler<Policy>::start_round() {
+  for (int s : detail::elements(alive_)) prune_redundant_deps(s);
+}
+
+template <class Policy>
+constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusions(bool reorder_round, round_log* log,
+                                                                std::size_t& examined) {
+  std::vector<std::pair<int, int>> found;
+  detail::pair_set seen;
+  auto check_all_pairs = [&](std::span<const int> list) {
+    const std::size_t window = static_cast<std::size_t>(cfg_.max_fusion_buffer_group_pairwise_attempts);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      for (std::size_t j = i + 1; j < list.size() && j <= i + window; ++j) {
+        int n1 = list[i], n2 = list[j];
+        if (!seen.insert((static_cast<std::uint64_t>(n1) << 32) | static_cast<std::uint32_t>(n2))) continue;
+        ++examined;
+        why_no_fuse r = can_fuse(n1, n2, reorder_round);
+        if (r == why_no_fuse::none) {
+          found.push_back({n1, n2});
+          continue;
+        }
+        const sched_node& N2 = node(n2);
+        if ((N2.template_kernel || N2.foreach) && can_fuse(n2, n1, reorder_round) == why_no_fuse::none) {
+          found.push_back({n2, n1});
+          continue;
+        }
+        if (log && cfg_.record_rejected)
+          log->rejected.push_back(
+              {index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
+      }
+  };
+  // Buckets of nodes by every buffer they use, in order of first use. Built flat
+  // (uses in node order, then a stable counting sort) to avoid a vector per buffer.
+  auto& uses = tmp_->uses;    // (buffer, node) in traversal order
+  auto& count = tmp_->count;  // per buffer
+  uses.clear();
+  count.assign(static_cast<std::size_t>(g_.buffer_count()), 0);
+  std::vector<int> bucket_order;
+  for (int s : detail::elements(alive_)) {
+    const sched_node& S = node(s);
+    if (S.unfusable()) continue;
+    int t = ++tmp_->stamp;
+    // used_buffer_names(): each member's reads then writes, in member order.
+    for (int m : detail::elements(S.members))
+      for (const auto* list : {&node(m).reads, &node(m).writes})
+        for (int d : detail::elements(*list)) {
+          int buf = get_dep(d).buffer;
+          if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
+          tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
+          if (count[static_cast<std::size_t>(buf)]++ == 0) bucket_order.push_back(buf);
+          uses.push_back({buf, s});
+        }
+  }
+  std::vector<int> bucket_start(static_cast<std::size_t>(g_.buffer_count()) + 1, 0), filled(uses.size());
+  {
+    int at = 0;
+    for (int buf : detail::elements(bucket_order)) {
+      bucket_start[static_cast<std::size_t>(buf)] = at;
+      at += count[static_cast<std::size_t>(buf)];
+      count[static_cast<std::size_t>(buf)] = bucket_start[static_cast<std::size_t>(buf)];
+    }
+    for (const auto& u : detail::elements(uses))
+      filled[static_cast<std::size_t>(count[static_cast<std::size_t>(u.first)]++)] = u.second;
+  }
+  for (int buf : detail::elements(bucket_order)) {
+    std::size_t b = static_cast<std::size_t>(buf);
+    // After the fill, count[b] is one past the bucket's last node.
+    check_all_pairs(std::span<const int>(filled.data() + bucket_start[b], filled.data() + count[b]));
+  }
+  if (cfg_.aggressive_fusion) {
+    struct group_key {
+      int device;
+      std::int64_t numel, rnumel;
+      constexpr bool operator==(const group_key&) const = default;
+    };
+    std::vector<group_key> keys;
+    std::vector<std::vector<int>> lists;
+    for (int s : detail::elements(alive_)) {
+      const sched_node& S = node(s);
+      if (S.extern_kernel) continue;
+      group_key k{S.device, S.numel, S.rnumel};
+      auto it = std::find(keys.begin(), keys.end(), k);
+      if (it == keys.end()) {
+        keys.push_back(k);
+        lists.push_back({s});
+      } else {
+        lists[static_cast<std::size_t>(it - keys.begin())].push_back(s);
+      }
+    }
+    for (const auto& l : detail::elements(lists)) check_all_pairs(l);
+  }
+  // Keep only the pairs of the backend's best (lowest) priority.
+  if (!found.empty()) {
+    std::vector<int> prio;
+    int best = 0;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      prio.push_back(policy_.priority(view(), found[i].first, found[i].second));
+      if (i == 0 || prio.back() < best) best = prio.back();
+    }
+    std::vector<std::pair<int, int>> kept;
+    for (std::size_t i = 0; i < found.size(); ++i)
+      if (prio[i] == best) kept.push_back(found[i]);
+    found = std::move(kept);
+  }
+  return found;
+}
+
+template <class Policy>
+constexpr void scheduler<Policy>::fuse_nodes_once(bool reorder_round, plan& p) {
+  start_round();
+  round_log log;
+  log.reorder_round = reorder_round;
+  index_in_round_.assign(sched_.size(), -1);
+  for (std::size_t i = 0; i < alive_.size(); ++i) {
+    index_in_round_[static_cast<std::size_t>(alive_[i])] = static_cast<int>(i);
+    if (cfg_.record_log) {
+      log.member_start.push_back(static_cast<int>(log.member_nodes.size()));
+      const auto& m = node(alive_[i]).members;
+      log.member_nodes.insert(log.member_nodes.end(), m.begin(), m.end());
+    }
+  }
+  if (cfg_.record_log) log.member_start.push_back(static_cast<int>(log.member_nodes.size()));
+  std::size_t examined = 0;
+  auto pairs = get_possible_fusions(reorder_round, cfg_.record_log ? &log : nullptr, examined);
+  // Candidates with their score and first graph node, sorted best first (in place,
+  // so the greedy pass below walks memory in order).
+  struct candidate {
+    int n1, n2, first1, first2;
+    fusion_score score;
+  };
+  std::vector<candidate> cands;
+  cands.reserve(pairs.size());
+  for (const auto& pr : detail::elements(pairs))
+    cands.push_back({pr.first, pr.second, node(pr.first).members.front(), node(pr.second).members.front(),
+                     policy_.score(view(), pr.first, pr.second)});
+  detail::python_sort_descending(cands, [&](const candidate& x, const candidate& y) {
+    return policy_.less(x.score, y.score);
+  });
+
+  for (const candidate& cd : cands) {
+    int n1 = cd.n1, n2 = cd.n2;
+    int a = fused_of(cd.first1);
+    int b = fused_of(cd.first2);
+    why_no_fuse r = can_fuse(a, b, reorder_round);
+    if (r == why_no_fuse::none && will_fusion_create_cycle(a, b)) r = why_no_fuse::cycle;
+    if (cfg_.record_log) {
+      fusion_candidate c;
+      c.node1 = index_in_round_[static_cast<std::size_t>(n1)];
+      c.node2 = index_in_round_[static_cast<std::size_t>(n2)];
+      c.score = cd.score;
+      c.outcome = r;
+      if (a != n1 || b != n2) {
+        c.remapped = true;
+        c.tried1 = node(a).members;
+        c.tried2 = node(b).members;
+      }
+      log.candidates.push_back(std::move(c));
+    }
+    if (r != why_no_fuse::none) continue;
+    int f = fuse(a, b);
+    dead_.resize(sched_.size(), 0);
+    dead_[static_cast<std::size_t>(a)] = dead_[static_cast<std::size_t>(b)] = 1;
+    alive_.push_back(f);
+  }
+  std::erase_if(alive_, [&](int s) {
+    return static_cast<std::size_t>(s) < dead_.size() && dead_[static_cast<std::size_t>(s)];
+  });
+  topological_sort();
+  log.pairs_examined = examined;
+  log.nodes_after = static_cast<int>(alive_.size());
+  p.pairs_examined += examined;
+  if (cfg_.record_log) p.rounds.push_back(std::move(log));
+}
+
+template <class Policy>
+constexpr void scheduler<Policy>::topological_sort() {
+  std::sort(alive_.begin(), alive_.end(), [&](int x, int y) { return node(x).min_order < node(y).min_order; });
+  const std::size_t n = alive_.size();
+  owner_.assign(static_cast<std::size_t>(g_.buffer_count()), -1);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int b : detail::elements(node(alive_[i]).buffers)) owner_[static_cast<std::size_t>(b)] = static_cast<int>(i);
+  // Each node's producers, visited in order of the dep's buffer name.
+  std::vector<int> start(n + 1, 0), producers;
+  std::vector<std::pair<int, int>> deps;  // (name rank, producer position)
+  for (std::size_t i = 0; i < n; ++i) {
+    start[i] = static_cast<int>(producers.size());
+    deps.clear();
+    for (int d : detail::elements(node(alive_[i]).unmet)) {
+      int buf = get_dep(d).buffer;
+      int o = owner_[static_cast<std::size_t>(buf)];
+      if (o >= 0) deps.push_back({name_rank_[static_cast<std::size_t>(buf)], o});
+    }
+    if (deps.size() > 1) detail::python_sort(deps, [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& d : detail::elements(deps)) producers.push_back(d.second);
+  }
+  start[n] = static_cast<int>(producers.size());
+  std::vector<char> seen(n, 0);
+  std::vector<int> result;
+  result.reserve(n);
+  std::vector<std::pair<int, int>> stack;  // (position, next producer)
+  for (std::size_t root = 0; root < n; ++root) {
+    if (seen[root]) continue;
+    seen[root] = 1;
+    stack.push_back({static_cast<int>(root), start[root]});
+    while (!stack.empty()) {
+      auto& [v, next] = stack.back();
+      if (next == start[static_cast<std::size_t>(v) + 1]) {
+        result.push_back(alive_[static_cast<std::size_t>(v)]);
+        stack.pop_back();
+        continue;
+      }
+      int o = producers[static_cast<std::size_t>(next++)];
+      if (!seen[static_cast<std::size_t>(o)]) {
+        seen[static_cast<std::size_t>(o)] = 1;
+        stack.push_back({o, start[static_cast<std::size_t>(o)]});
+      }
+    }
+  }
+  alive_ = std::move(result);
+}
+
+template <class Policy>
+constexpr void scheduler<Policy>::finish(plan& p) const {
+  p.node_names.reserve(static_cast<std::size_t>(g_.size()));
+  for (int i = 0; i < g_.size(); ++i) {
+    p.node_names.push_back(g_.node(i).name);
+    p.node_kinds.push_back(g_.node(i).kind);
+    p.pred_start.push_back(static_cast<int>(p.preds.size()));
+    p.preds.insert(p.preds.end(), g_.node(i).preds.begin(), g_.node(i).preds.end());
+  }
+  p.pred_start.push_back(static_cast<int>(p.preds.size()));
+  for (int b = 0; b < g_.buffer_count(); ++b) p.buffer_names.push_back(g_.buffer_name(b));
+  p.loop_orders = loop_orders_;
+  for (int s : detail::elements(alive_)) {
+    const sched_node& S = node(s);
+    fused_group grp;
+    grp.nodes = S.members;
+    for (int m : detail::elements(S.members))
+      for (const auto& nm : detail::elements(g_.node(m).members)) grp.names.push_back(nm);
+    for (int m : detail::elements(S.members))
+      for (int b : detail::elements(g_.node(m).buffers)) {
+        const buffer_info& bi = g_.buffer(b);
+        bool outside = bi.output;
+        for (const auto& u : detail::elements(bi.users))
+          if (!u.weak && fused_of(u.node) != s) outside = true;
+        (outside ? grp.materialized : grp.kernel_local).push_back(b);
+      }
+    p.groups.push_back(std::move(grp));
+  }
+}
+
+}  // namespace fusedsl

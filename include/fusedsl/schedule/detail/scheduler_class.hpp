@@ -1,0 +1,205 @@
+/// @file scheduler_class.hpp
+/// The scheduler's state and the declarations of its parts: the memory score
+/// (memory_score.hpp), the can_fuse gates and legality (legality.hpp), loop
+/// reordering (loop_reordering.hpp), fusing and pruning (fuse_and_prune.hpp)
+/// and the round driver (rounds.hpp). Include <fusedsl/schedule/scheduler.hpp>,
+/// which brings them all.
+#pragma once
+#include <cstdint>  // std::int64_t
+#include <utility>  // std::pair
+#include <vector>   // std::vector
+
+#include <fusedsl/graph/detail/intern.hpp>      // interner
+#include <fusedsl/graph/graph.hpp>              // graph, dep, access
+#include <fusedsl/schedule/config.hpp>          // fuse_config
+#include <fusedsl/schedule/detail/containers.hpp>  // suffix_min
+#include <fusedsl/schedule/fusion_policy.hpp>   // policy_view, fusion_policy, shared_memory
+#include <fusedsl/schedule/plan.hpp>            // plan, round_log
+#include <fusedsl/schedule/reason.hpp>          // why_no_fuse
+#include <fusedsl/schedule/state.hpp>           // sched_node
+
+namespace fusedsl {
+
+/// The fusion engine. `Policy` supplies the heuristics Inductor keeps in
+/// `V.choices` and the backend's can_fuse (see inductor_policy); the scheduler
+/// itself holds the legality rules (order, deps, cycles) that no policy may relax.
+template <class Policy>
+class scheduler {
+ public:
+  scheduler(const scheduler&) = delete;
+  scheduler& operator=(const scheduler&) = delete;
+  constexpr ~scheduler() { delete tmp_; }
+
+  /// Prepares to schedule `g` (which must be finalized).
+  /// Bad input throws from the member initializers, before the scratch space is allocated.
+  constexpr scheduler(const graph& g, fuse_config cfg, Policy policy);
+
+  /// Runs fuse_nodes: up to max_rounds rounds of fuse_nodes_once until the node count
+  /// stops changing or reaches 1, then the loop-reordering round; returns the plan.
+  constexpr plan run();
+
+  /// What every round does before it looks at pairs: drop the WeakDeps made redundant
+  /// (so that check_fusion judges a pair as the first round of fuse_nodes does).
+  constexpr void start_round();
+
+  /// Every gate of Inductor's Scheduler.can_fuse in its order; `none` when a and b may fuse.
+  /// In the loop-reordering round a node's loops may be permuted to match (as Inductor does).
+  constexpr why_no_fuse can_fuse(int a, int b, bool reorder_round = false);
+
+  /// True when fusing a and b would close a cycle through another fused node: some
+  /// path leaves a or b, enters a fused node, and comes back (will_fusion_create_cycle).
+  constexpr bool will_fusion_create_cycle(int a, int b) const;
+
+ private:
+  template <class Scheduler>
+  friend class policy_view;
+  /// What the policy sees of this scheduler (fusion_policy.hpp).
+  constexpr policy_view<scheduler> view() const { return policy_view<scheduler>(*this); }
+
+  // ------------------------------------------------------------------ queries
+
+  /// The graph being scheduled.
+  constexpr const graph& source() const { return g_; }
+  /// The settings.
+  constexpr const fuse_config& config() const { return cfg_; }
+  /// Scheduler node `s` (plain nodes have the ids of their graph node).
+  constexpr const sched_node& node(int s) const { return sched_[static_cast<std::size_t>(s)]; }
+  /// Current top-level node containing graph node `i` (Inductor's name_to_fused_node).
+  constexpr int fused_of(int i) const { return fused_of_[static_cast<std::size_t>(i)]; }
+  /// Current top-level nodes, in order.
+  constexpr const std::vector<int>& nodes() const { return alive_; }
+  /// Dep by id (graph deps, then deps created by loop reordering).
+  constexpr const dep& get_dep(int id) const {
+    return id < g_.dep_count() ? g_.get_dep(id) : extra_deps_[id - g_.dep_count()];
+  }
+  /// Access by id.
+  constexpr const access& get_access(int id) const {
+    return id < g_.access_count() ? g_.get_access(id) : extra_access_[id - g_.access_count()];
+  }
+  /// Loop ranges of graph node `i` (pointwise then reduction; permuted by loop reordering).
+  constexpr const std::vector<std::int64_t>& ranges(int i) const { return ranges_[static_cast<std::size_t>(i)]; }
+  /// How many of ranges(i) are pointwise.
+  constexpr std::size_t pointwise_ranges(int i) const { return g_.node(i).pointwise_ranges; }
+
+  /// Bytes saved by fusing a and b: exactly shared deps, else same-buffer read overlap.
+  constexpr shared_memory score_fusion_memory(int a, int b) const;
+
+  /// Inductor's peak-memory guard: true when the single-use inputs the two nodes
+  /// would stop sharing (by buffer shape) outweigh 32x the bytes the fusion saves.
+  constexpr bool can_fusion_increase_peak_memory(int a, int b) const;
+
+  /// True when the fused node would read and write more than `limit` distinct buffers.
+  constexpr bool too_many_io(int a, int b, int limit) const;
+
+  /// True when some graph node of `x` is an ancestor of some graph node of `y`.
+  constexpr bool depends_on(int x, int y) const;
+
+  /// Producer/consumer legality: every read of b from a matches a's write exactly,
+  /// and nothing b still needs is computed from a by a third node.
+  constexpr why_no_fuse can_fuse_vertical(int a, int b) const;
+
+  /// A WeakDep of b on a can be ignored when the fused kernel updates in place exactly
+  /// what a reads: same index, one reader (Inductor's fusable_weak_dep).
+  constexpr bool fusable_weak_dep(int weak, int a, int b) const;
+
+  /// A read of b matches a's write: same (renamed) buffer and index, and the read's
+  /// sizes start with the write's (broadcasting drops trailing loops).
+  constexpr bool fusable_read_and_write(int read, int write) const;
+
+  /// A per-node cache for policies: `compute()` once per scheduler node until the
+  /// node's loops are reordered (e.g. the SIMD backend's tiling of the node alone).
+  template <class F>
+  constexpr const std::vector<std::int64_t>& memo(int s, F compute) const;
+
+  /// Throws fusedsl::error for settings no schedule can honour (counts below their minimum,
+  /// a ratio outside [0, 1]), naming the field, what it must be and what it was.
+  static constexpr const fuse_config& checked_config(const fuse_config& c);
+  /// `g`, or fusedsl::error when it is not finalized.
+  static constexpr const graph& checked_graph(const graph& g);
+
+  // ------------------------------------------------------------ helpers
+
+  constexpr void mark_once(std::vector<int>& out, int d) const;
+
+  static constexpr bool uses_all_vars(const access& a);
+
+  // Index equality as sympy sees it: by value for affine formulas, by text otherwise.
+  static constexpr bool same_index(const access& x, const access& y);
+
+  // Merged loops without trailing loops the index does not use (MemoryDep.normalize()).
+  static constexpr detail::merged_loops normalized(const access& a);
+
+  // Loops sorted by decreasing stride, then merged (MemoryDep.normalize_with_stride_order()).
+  static constexpr detail::merged_loops stride_ordered(const access& a);
+
+  constexpr bool read_outside(int buf, const sched_node& A, const sched_node& B) const;
+
+  // Same-buffer reads at different indices (Inductor's buffer-overlap score).
+  constexpr std::int64_t overlap_score(const sched_node& A, const sched_node& B) const;
+
+  constexpr int intern_dep(const dep& d);
+  constexpr int intern_access(const access& a);
+
+  // The loop order of `self` that gives it the strides of `other` (decide_loop_order_to_match).
+  static constexpr std::vector<std::size_t> loop_order_to_match(const access& self, const access& other);
+
+  // Permutes the loops of every graph node of s so that `self_dep` reads like `other_dep`.
+  constexpr bool reorder_loops(int s, int self_dep, int other_dep);
+
+  // Loop reordering (shared_data_after_reordering_loop): -1 when nothing was reordered.
+  constexpr std::int64_t shared_data_after_reordering_loop(int a, int b);
+
+  // Recomputes a fused node's deps from its members (refresh_group_node_dependencies).
+  constexpr void refresh_group(int s);
+
+  // FusedSchedulerNode(node1.get_nodes() + node2.get_nodes()).
+  constexpr int fuse(int a, int b);
+
+  // Drops WeakDeps made redundant by fusion (_prune_redundant_deps).
+  constexpr void prune_redundant_deps(int s);
+
+  constexpr std::vector<std::pair<int, int>> get_possible_fusions(bool reorder_round, round_log* log,
+                                                                  std::size_t& examined);
+
+  constexpr void fuse_nodes_once(bool reorder_round, plan& p);
+
+  // sorted(nodes, key=min_order), then a depth-first topological sort visiting each
+  // node's unmet deps by buffer name (topological_sort_schedule).
+  constexpr void topological_sort();
+
+  constexpr void finish(plan& p) const;
+
+  const graph& g_;
+  fuse_config cfg_;
+  Policy policy_;
+  std::vector<sched_node> sched_;
+  std::vector<std::vector<std::int64_t>> ranges_;
+  std::vector<std::vector<int>> loop_orders_;  // per graph node, see plan::loop_orders
+  std::vector<int> fused_of_, alive_, name_rank_, owner_, index_in_round_;
+  std::vector<char> dead_;
+  // Per max_order, the lowest min_order of the fused nodes made so far (for
+  // will_fusion_create_cycle). A fused node that is fused again stays in: the node it
+  // became spans it, so it never lowers the floor below what that node does.
+  detail::suffix_min spans_;
+  std::vector<dep> extra_deps_;
+  std::vector<access> extra_access_;
+  detail::interner<dep, detail::dep_hash> extra_dep_ids_;
+  detail::interner<access, detail::access_hash> extra_access_ids_;
+  // Scratch marks for the const queries. Held through a pointer rather than as
+  // `mutable` members, which GCC 12 refuses to read in constant evaluation.
+  struct scratch {
+    std::vector<int> dep_mark, dep_seen, buf_mark, node_mark, node_seen, group_seen;
+    int stamp = 0, visit = 0;
+    std::vector<int> stack;                       // depends_on
+    std::vector<std::pair<int, bool>> walk;       // will_fusion_create_cycle
+    std::vector<std::vector<std::int64_t>> memo;  // policy memo per scheduler node
+    std::vector<char> memo_valid;
+    std::vector<std::pair<int, int>> remaining;  // can_fuse_vertical
+    std::vector<std::pair<int, int>> uses;       // get_possible_fusions: (buffer, node)
+    std::vector<int> count;                      // get_possible_fusions: per buffer
+    std::vector<int> names, groups;              // can_fuse_vertical
+  };
+  scratch* tmp_ = new scratch{};
+};
+
+}  // namespace fusedsl
