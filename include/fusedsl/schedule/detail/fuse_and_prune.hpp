@@ -2,16 +2,12 @@
 /// Fusing two scheduler nodes into one, refreshing its groups, and pruning
 /// the weak deps that fusion made redundant; the per-node memo of policies.
 #pragma once
-#include <algorithm>  // std::sort, std::min, std::max, std::equal
-#include <cstdint>    // std::int64_t
-#include <string>     // std::string
-#include <utility>    // std::pair, std::move
+#include <algorithm>  // std::min, std::max
+#include <utility>    // std::move
 #include <vector>     // std::vector
 
-#include <fusedsl/core/error.hpp>                      // error
-#include <fusedsl/graph/detail/elements.hpp>           // detail::elements, detail::contains
+#include <fusedsl/graph/detail/elements.hpp>            // detail::elements, detail::contains
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
-#include <fusedsl/schedule/detail/sort.hpp>             // detail sorting
 
 namespace fusedsl {
 

@@ -3,16 +3,16 @@
 /// producer/consumer rules (matching reads and writes, weak deps, intermediate
 /// nodes), dependency and cycle checks, and the checks of the input.
 #pragma once
-#include <algorithm>  // std::sort, std::min, std::max, std::equal
-#include <cstdint>    // std::int64_t
+#include <algorithm>  // std::equal, std::min
 #include <string>     // std::string
-#include <utility>    // std::pair, std::move
+#include <utility>    // std::pair
 #include <vector>     // std::vector
 
-#include <fusedsl/core/error.hpp>                      // error
-#include <fusedsl/graph/detail/elements.hpp>           // detail::elements, detail::contains
+#include <fusedsl/core/error.hpp>                       // error
+#include <fusedsl/graph/detail/elements.hpp>            // detail::elements, detail::contains
+#include <fusedsl/graph/detail/index_expr.hpp>          // detail::to_decimal
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
-#include <fusedsl/schedule/detail/sort.hpp>             // detail sorting
+#include <fusedsl/schedule/detail/sort.hpp>             // python_sort_descending
 
 namespace fusedsl {
 
@@ -102,8 +102,7 @@ constexpr why_no_fuse scheduler<Policy>::can_fuse(int a, int b, bool reorder_rou
     if (A.reduction || A.template_kernel) return why_no_fuse::prologue_not_pointwise;
     if (!cfg_.template_prologue_inputs) return why_no_fuse::prologue_inputs;
   }
-  if (A.template_kernel && (B.mutation || B.reduction || !cfg_.epilogue_fusion))
-    return why_no_fuse::template_epilogue;
+  if (A.template_kernel && (B.mutation || B.reduction || !cfg_.epilogue_fusion)) return why_no_fuse::template_epilogue;
   if (A.device != B.device) return why_no_fuse::device_mismatch;
   shared_memory m = score_fusion_memory(a, b);
   std::int64_t shared = m.exact + m.overlap;

@@ -3,16 +3,13 @@
 /// node's loops so that its accesses match another node's, and the shared data
 /// that reordering would give.
 #pragma once
-#include <algorithm>  // std::sort, std::min, std::max, std::equal
+#include <algorithm>  // std::sort
+#include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t
-#include <string>     // std::string
-#include <utility>    // std::pair, std::move
 #include <vector>     // std::vector
 
-#include <fusedsl/core/error.hpp>                      // error
-#include <fusedsl/graph/detail/elements.hpp>           // detail::elements, detail::contains
+#include <fusedsl/graph/detail/elements.hpp>            // detail::elements
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
-#include <fusedsl/schedule/detail/sort.hpp>             // detail sorting
 
 namespace fusedsl {
 

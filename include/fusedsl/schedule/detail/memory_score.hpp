@@ -3,16 +3,12 @@
 /// (score_fusion_memory, with same-buffer overlap), the peak-memory guard and the
 /// count of distinct buffers a fused node would read and write.
 #pragma once
-#include <algorithm>  // std::sort, std::min, std::max, std::equal
+#include <algorithm>  // std::max
 #include <cstdint>    // std::int64_t
-#include <string>     // std::string
-#include <utility>    // std::pair, std::move
 #include <vector>     // std::vector
 
-#include <fusedsl/core/error.hpp>                      // error
-#include <fusedsl/graph/detail/elements.hpp>           // detail::elements, detail::contains
+#include <fusedsl/graph/detail/elements.hpp>            // detail::elements, detail::contains
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
-#include <fusedsl/schedule/detail/sort.hpp>             // detail sorting
 
 namespace fusedsl {
 

@@ -3,16 +3,14 @@
 /// shared buffers, scoring, greedy fusion in score order), the topological sort
 /// and the plan.
 #pragma once
-#include <algorithm>  // std::sort, std::min, std::max, std::equal
-#include <cstdint>    // std::int64_t
-#include <string>     // std::string
+#include <algorithm>  // std::sort, std::min
+#include <cstddef>    // std::size_t
 #include <utility>    // std::pair, std::move
 #include <vector>     // std::vector
 
-#include <fusedsl/core/error.hpp>                      // error
-#include <fusedsl/graph/detail/elements.hpp>           // detail::elements, detail::contains
+#include <fusedsl/graph/detail/elements.hpp>            // detail::elements, detail::contains
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
-#include <fusedsl/schedule/detail/sort.hpp>             // detail sorting
+#include <fusedsl/schedule/detail/sort.hpp>             // python_sort
 
 namespace fusedsl {
 
@@ -62,8 +60,7 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
   for (int b = 0; b < g.buffer_count(); ++b) byname[static_cast<std::size_t>(b)] = b;
   std::sort(byname.begin(), byname.end(), [&](int x, int y) { return g.buffer_name(x) < g.buffer_name(y); });
   name_rank_.assign(byname.size(), 0);
-  for (std::size_t r = 0; r < byname.size(); ++r)
-    name_rank_[static_cast<std::size_t>(byname[r])] = static_cast<int>(r);
+  for (std::size_t r = 0; r < byname.size(); ++r) name_rank_[static_cast<std::size_t>(byname[r])] = static_cast<int>(r);
 }
 
 template <class Policy>
@@ -86,7 +83,7 @@ constexpr void scheduler<Policy>::start_round() {
 
 template <class Policy>
 constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusions(bool reorder_round, round_log* log,
-                                                                std::size_t& examined) {
+                                                                                   std::size_t& examined) {
   std::vector<std::pair<int, int>> found;
   detail::pair_set seen;
   auto check_all_pairs = [&](std::span<const int> list) {

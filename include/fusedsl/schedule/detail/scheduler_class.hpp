@@ -9,14 +9,14 @@
 #include <utility>  // std::pair
 #include <vector>   // std::vector
 
-#include <fusedsl/graph/detail/intern.hpp>      // interner
-#include <fusedsl/graph/graph.hpp>              // graph, dep, access
-#include <fusedsl/schedule/config.hpp>          // fuse_config
+#include <fusedsl/graph/detail/intern.hpp>         // interner
+#include <fusedsl/graph/graph.hpp>                 // graph, dep, access
+#include <fusedsl/schedule/config.hpp>             // fuse_config
 #include <fusedsl/schedule/detail/containers.hpp>  // suffix_min
-#include <fusedsl/schedule/fusion_policy.hpp>   // policy_view, fusion_policy, shared_memory
-#include <fusedsl/schedule/plan.hpp>            // plan, round_log
-#include <fusedsl/schedule/reason.hpp>          // why_no_fuse
-#include <fusedsl/schedule/state.hpp>           // sched_node
+#include <fusedsl/schedule/fusion_policy.hpp>      // policy_view, fusion_policy, shared_memory
+#include <fusedsl/schedule/plan.hpp>               // plan, round_log
+#include <fusedsl/schedule/reason.hpp>             // why_no_fuse
+#include <fusedsl/schedule/state.hpp>              // sched_node
 
 namespace fusedsl {
 
