@@ -7,16 +7,28 @@ namespace fx = fusedsl;
 #ifdef FUSEDSL_MISUSE
 struct my_policy {
   template <class S>
-  constexpr fx::fusion_score score(const S& s, int a, int b) const { return fx::inductor_policy{}.score(s, a, b); }
-  constexpr bool less(const fx::fusion_score& x, const fx::fusion_score& y) const { return fx::inductor_policy{}.less(x, y); }
+  constexpr fx::fusion_score score(const S& s, int a, int b) const {
+    return fx::inductor_policy{}.score(s, a, b);
+  }
+  constexpr bool less(const fx::fusion_score& x, const fx::fusion_score& y) const {
+    return fx::inductor_policy{}.less(x, y);
+  }
   template <class S>
-  constexpr int priority(const S&, int, int) const { return 0; }
+  constexpr int priority(const S&, int, int) const {
+    return 0;
+  }
   template <class S>
-  constexpr fx::why_no_fuse can_fuse(const S&, int, int, std::int64_t) const { return fx::why_no_fuse::none; }
+  constexpr fx::why_no_fuse can_fuse(const S&, int, int, std::int64_t) const {
+    return fx::why_no_fuse::none;
+  }
   template <class S>
-  constexpr fx::why_no_fuse can_fuse_vertical(const S&, int, int, std::int64_t) const { return fx::why_no_fuse::none; }
+  constexpr fx::why_no_fuse can_fuse_vertical(const S&, int, int, std::int64_t) const {
+    return fx::why_no_fuse::none;
+  }
   template <class S>
-  constexpr fx::why_no_fuse can_fuse_horizontal(const S&, int, int, std::int64_t) const { return fx::why_no_fuse::none; }
+  constexpr fx::why_no_fuse can_fuse_horizontal(const S&, int, int, std::int64_t) const {
+    return fx::why_no_fuse::none;
+  }
 };
 #else
 struct my_policy : fx::inductor_policy {};
