@@ -88,6 +88,30 @@ TEST_CASE("bad dumps are refused with the node and the field named") {
   refused(no_group, "node a: missing field \"group\"");
 }
 
+TEST_CASE("dtypes: PyTorch's spellings become typed element types with their sizes; others are refused") {
+  auto b_type = [](const std::string& dtype) {
+    const auto d = fx::load_inductor_dump(dump("\"dtype\": \"" + dtype + "\","), "mini");
+    const int b = d.g.find_node("b");
+    REQUIRE(b >= 0);
+    return d.g.node(b).dtype;
+  };
+  CHECK(b_type("torch.float32") == fx::element_type::f32);
+  CHECK(b_type("torch.bfloat16") == fx::element_type::bf16);
+  CHECK(b_type("torch.complex128") == fx::element_type::c128);
+  CHECK(b_type("torch.float8_e5m2") == fx::element_type::f8_e5m2);
+  CHECK(b_type("torch.long") == fx::element_type::i64);
+  CHECK(fx::itemsize(fx::element_type::bf16) == 2);
+  CHECK(fx::itemsize(fx::element_type::c128) == 16);
+  CHECK(fx::itemsize(fx::element_type::unknown) == 4);
+  CHECK(fx::load_inductor_dump(dump(), "mini").g.node(1).dtype == fx::element_type::unknown);
+  CHECK_THROWS_WITH_AS(fx::load_inductor_dump(dump("\"dtype\": \"torch.float33\","), "bad.json"),
+                       doctest::Contains("node b: field \"dtype\": \"torch.float33\" is not a PyTorch dtype"),
+                       fx::error);
+  // A program's element types reach its graph typed (the lowering).
+  for (fx::dtype d : fx::all_dtypes)
+    CHECK(fx::itemsize(fx::element_type_of(d)) == static_cast<std::int64_t>(fx::size_of(d)));
+}
+
 TEST_CASE("missing files are reported") {
   CHECK_THROWS_WITH_AS(fx::load_inductor_file("/nonexistent/x.json"), doctest::Contains("cannot open"), fx::error);
 }

@@ -40,14 +40,6 @@ struct dep_hash {
   }
 };
 
-/// Bytes per element of a dtype spelled as PyTorch prints it; 4 when unknown.
-constexpr std::int64_t dtype_itemsize(std::string_view t) {
-  if (t.starts_with("torch.")) t.remove_prefix(6);
-  if (t == "float64" || t == "double" || t == "int64" || t == "long" || t == "complex64" || t == "uint64") return 8;
-  if (t == "float16" || t == "half" || t == "bfloat16" || t == "int16" || t == "uint16") return 2;
-  if (t == "int8" || t == "uint8" || t == "bool" || t.starts_with("float8")) return 1;
-  return 4;
-}
 }  // namespace detail
 
 /// One user of a buffer; `weak` users only order themselves after the writer.
@@ -58,14 +50,14 @@ struct buffer_user {
 
 /// What the graph knows about one buffer.
 struct buffer_info {
-  int producer = -1;               ///< node writing it; -1 for graph inputs
-  std::vector<buffer_user> users;  ///< distinct reading nodes
-  bool output = false;             ///< a graph output (never eliminated, always materialized)
-  std::int64_t bytes = 0;          ///< size hint of the written buffer
-  int dtype = -1;                  ///< interned dtype of the producer, -1 when unknown
-  std::int64_t itemsize = 4;       ///< bytes per element (4 when the dtype is unknown)
-  int real = -1;                   ///< for in-place results: the buffer originally updated
-  int renamed = -1;                ///< the buffer that replaced this one by an in-place update
+  int producer = -1;                           ///< node writing it; -1 for graph inputs
+  std::vector<buffer_user> users;              ///< distinct reading nodes
+  bool output = false;                         ///< a graph output (never eliminated, always materialized)
+  std::int64_t bytes = 0;                      ///< size hint of the written buffer
+  element_type dtype = element_type::unknown;  ///< element type of the producer
+  std::int64_t itemsize = 4;                   ///< bytes per element (4 when the type is unknown)
+  int real = -1;                               ///< for in-place results: the buffer originally updated
+  int renamed = -1;                            ///< the buffer that replaced this one by an in-place update
 };
 
 /// A node of a finalized graph. Node ids are positions in topological order.
@@ -77,7 +69,7 @@ struct graph_node {
   std::vector<int> reads, writes;    ///< dep ids in order, without repeats
   std::vector<int> buffers;          ///< buffer ids written
   std::vector<std::string> members;  ///< names reported for it in plans
-  int dtype = -1;
+  element_type dtype = element_type::unknown;
   std::vector<int> unmet;            ///< read deps on buffers that some node writes
   std::vector<int> preds;            ///< writers of `unmet`, ascending, without repeats
   std::vector<int> users;            ///< nodes reading any of `buffers`, ascending
@@ -221,7 +213,7 @@ class graph {
   std::vector<node_spec> specs_;
   std::vector<std::string> output_names_;
   std::vector<graph_node> nodes_;
-  detail::string_table node_names_, buffer_names_, devices_, dtypes_;
+  detail::string_table node_names_, buffer_names_, devices_;
   detail::interner<access, detail::access_hash> accesses_;
   detail::interner<dep, detail::dep_hash> deps_;
   std::vector<buffer_info> buffers_;
@@ -391,7 +383,6 @@ constexpr void graph::finalize() {
   node_names_ = {};
   buffer_names_ = {};
   devices_ = {};
-  dtypes_ = {};
   accesses_ = {};
   deps_ = {};
   buffers_.clear();
@@ -400,7 +391,6 @@ constexpr void graph::finalize() {
     if (!detail::contains(v, x)) v.push_back(x);
   };
 
-  std::vector<std::int64_t> itemsizes;  // per interned dtype, parsed once rather than once per node
   for (const auto& s : detail::elements(specs_)) {
     graph_node nd;
     nd.name = s.name;
@@ -410,9 +400,7 @@ constexpr void graph::finalize() {
     nd.numel = s.numel;
     nd.rnumel = s.rnumel;
     if (s.numel < 0 || s.rnumel < 0) throw error("node " + s.name + ": group: negative numel or rnumel");
-    nd.dtype = s.dtype.empty() ? -1 : dtypes_.intern(s.dtype);
-    if (nd.dtype == static_cast<int>(itemsizes.size())) itemsizes.push_back(detail::dtype_itemsize(s.dtype));
-    const std::int64_t itemsize = nd.dtype < 0 ? 4 : itemsizes[static_cast<std::size_t>(nd.dtype)];
+    nd.dtype = s.dtype;
     if (s.members.empty()) nd.members.push_back(s.name);  // not `?:`: g++ 12 mis-tracks the temporary in constexpr
     else nd.members = s.members;
     for (const auto& d : detail::elements(s.reads)) add_unique(nd.reads, compile_dep(s, d));
@@ -428,7 +416,7 @@ constexpr void graph::finalize() {
       auto& bi = buffers_[static_cast<std::size_t>(b)];
       bi.producer = id;
       bi.dtype = nd.dtype;
-      bi.itemsize = itemsize;
+      bi.itemsize = fusedsl::itemsize(nd.dtype);
     }
     for (int w : detail::elements(nd.writes)) {
       auto& bi = buffers_[static_cast<std::size_t>(deps_[w].buffer)];

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <fusedsl/graph/dep.hpp>
+#include <fusedsl/graph/element_type.hpp>
 
 namespace fusedsl {
 
@@ -37,14 +38,14 @@ constexpr const char* to_string(node_kind k) {
 struct node_spec {
   std::string name;  ///< unique node name
   node_kind kind = node_kind::pointwise;
-  std::string device = "cpu";        ///< nodes on different devices never fuse
-  std::int64_t numel = 1;            ///< pointwise size of the group
-  std::int64_t rnumel = 1;           ///< reduction size of the group (1 when not a reduction)
-  std::vector<dep_spec> reads;       ///< deps read, in order
-  std::vector<dep_spec> writes;      ///< deps written, in order
-  std::vector<std::string> buffers;  ///< buffers written; empty means the buffers of `writes`
-  std::vector<std::string> members;  ///< names reported for this node in plans; empty means {name}
-  std::string dtype;                 ///< element type of the output, e.g. "torch.float32" (optional)
+  std::string device = "cpu";                  ///< nodes on different devices never fuse
+  std::int64_t numel = 1;                      ///< pointwise size of the group
+  std::int64_t rnumel = 1;                     ///< reduction size of the group (1 when not a reduction)
+  std::vector<dep_spec> reads;                 ///< deps read, in order
+  std::vector<dep_spec> writes;                ///< deps written, in order
+  std::vector<std::string> buffers;            ///< buffers written; empty means the buffers of `writes`
+  std::vector<std::string> members;            ///< names reported for this node in plans; empty means {name}
+  element_type dtype = element_type::unknown;  ///< element type of the output (optional)
 };
 
 }  // namespace fusedsl

@@ -3,7 +3,8 @@
 /// returned) into a fusedsl::graph, ready for fuse_nodes with the default inductor_policy.
 #pragma once
 #include <cstdint>
-#include <cstdlib>  // std::strtod
+#include <cstdlib>   // std::strtod
+#include <optional>  // std::optional
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -13,6 +14,7 @@
 #include <fusedsl/core/error.hpp>
 #include <fusedsl/graph/graph.hpp>
 #include <fusedsl/interop/detail/json.hpp>
+#include <fusedsl/interop/torch_dtype.hpp>  // element_type_from_torch
 
 namespace fusedsl {
 
@@ -147,7 +149,12 @@ struct reader {
     }
     n.buffers = names(v, "buffers", where);
     if (v.find("members")) n.members = names(v, "members", where);
-    if (const value* t = v.find("dtype"); t && t->is_string()) n.dtype = t->text;
+    if (const value* t = v.find("dtype"); t && t->is_string()) {
+      const std::optional<element_type> type = element_type_from_torch(t->text);
+      if (!type)
+        fail(where, "field \"dtype\": \"" + t->text + "\" is not a PyTorch dtype (expected e.g. \"torch.float32\")");
+      n.dtype = *type;
+    }
     return n;
   }
 };

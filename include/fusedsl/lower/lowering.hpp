@@ -82,12 +82,6 @@ struct leaf_state {
   }
 };
 
-constexpr const char* torch_dtype(dtype d) {
-  constexpr const char* names[] = {"torch.float64", "torch.float32", "torch.float16", "torch.bfloat16", "torch.int64",
-                                   "torch.int32",   "torch.int16",   "torch.int8",    "torch.uint8",    "torch.bool"};
-  return names[static_cast<int>(d)];
-}
-
 /// What the lowering needs to know of one subexpression: the kind of thing it is.
 enum class cell_kind : unsigned char {
   node,         ///< a reduction or a realized value: a node of its own
@@ -447,7 +441,7 @@ constexpr graph build_graph(const lowering& state) {
     spec.reads.reserve(n.reads.size() + n.star_reads.size() + n.weak_reads.size());
     spec.name = n.buffer;
     spec.kind = n.kind;
-    spec.dtype = torch_dtype(n.value_dtype);
+    spec.dtype = element_type_of(n.value_dtype);
     for (std::size_t d = 0; d < n.space.size(); ++d)
       (n.reduced[d] ? spec.rnumel : spec.numel) *= axis_hint(hint, n.space[d]);
     const auto memory = [&](const std::string& buffer, const std::vector<int>& axes, std::int64_t itemsize) {

@@ -54,7 +54,8 @@ constexpr shared_memory scheduler<Policy>::score_fusion_memory(int a, int b) con
 template <class Policy>
 constexpr bool scheduler<Policy>::can_fusion_increase_peak_memory(int a, int b) const {
   struct key {
-    int device, dtype;
+    int device;
+    element_type dtype;
     std::int64_t elems;
     constexpr bool operator==(const key&) const = default;
   };
