@@ -27,10 +27,10 @@ enum class element_type : unsigned char {
   u16,
   u32,
   u64,
-  c32,          ///< complex of two f16
-  c64,          ///< complex of two f32
-  c128,         ///< complex of two f64
-  f8_e4m3fn,    ///< the float8 types
+  c32,        ///< complex of two f16
+  c64,        ///< complex of two f32
+  c128,       ///< complex of two f64
+  f8_e4m3fn,  ///< the float8 types
   f8_e4m3fnuz,
   f8_e5m2,
   f8_e5m2fnuz,
@@ -63,8 +63,8 @@ constexpr std::int64_t itemsize(element_type t) {
 
 /// The graph element type of a program's element type.
 constexpr element_type element_type_of(dtype d) {
-  constexpr element_type types[] = {element_type::f64, element_type::f32, element_type::f16, element_type::bf16,
-                                    element_type::i64, element_type::i32, element_type::i16, element_type::i8,
+  constexpr element_type types[] = {element_type::f64, element_type::f32,    element_type::f16, element_type::bf16,
+                                    element_type::i64, element_type::i32,    element_type::i16, element_type::i8,
                                     element_type::u8,  element_type::boolean};
   return types[static_cast<int>(d)];
 }

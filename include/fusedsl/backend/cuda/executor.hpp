@@ -382,7 +382,7 @@ struct launcher {
       throw error("fusedsl: internal: a program without reductions planned a reduction kernel");
     } else if (k == kernel_class::rows) {
       constexpr int V = vector_width<D>;
-      // The vectorized kernel's conditions (kernels.hpp, `chunk_offset`, `uniform_leaf`): 16-byte
+      // The vectorized kernel's conditions (rows.hpp, `chunk_offset`, `uniform_leaf`): 16-byte
       // vectors, one kept and one reduced axis, 32-bit offsets, reductions read constant along a row.
       const bool vectorized = V > 1 && !wide && a.space.kept_rank <= 1 && a.space.reduced_rank == 1 &&
                               a.space.reduced[0] % V == 0 && vector_friendly(memory, a.space, V, true) &&
@@ -394,7 +394,7 @@ struct launcher {
                                         std::max<std::int64_t>(1, (a.space.inner + per_thread - 1) / per_thread)))));
       };
       // Rows of one chunk keep a placeholder several nodes read in registers
-      // (kernels.hpp, `row_registers`); without one, vectorized rows take two
+      // (rows.hpp, `row_registers`); without one, vectorized rows take two
       // chunks per thread: half the threads and merge steps per row (a
       // slightly faster row sum; bench/RESULTS.md).
       const int per_thread = vectorized ? chunk_elements<V> : chunk_elements<1>;

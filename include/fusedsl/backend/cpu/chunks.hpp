@@ -1,0 +1,243 @@
+/// @file chunks.hpp
+/// How a CPU loop evaluates a node a chunk of elements at a time: the
+/// node's operands in a tile (`tile_operands`), every leaf made contiguous
+/// for a chunk (`chunk_leaves`), the readers `evaluate` reads a chunk
+/// through (plain, with the values of subexpressions that are invariant
+/// along a row held, with a subexpression another loop of the group
+/// computed) and the evaluation loops (`evaluate_chunk`). Its own header
+/// because every kernel class (pointwise, rows, columns) and the
+/// executor's fused group loops build on it.
+#pragma once
+#include <algorithm>    // std::max
+#include <cstddef>      // std::byte, std::size_t
+#include <cstdint>      // std::int64_t
+#include <type_traits>  // std::is_same_v, std::is_void_v, std::is_floating_point_v
+
+#include <fusedsl/core/config.hpp>    // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE, FUSEDSL_INDEPENDENT_ITERATIONS
+#include <fusedsl/core/hana.hpp>      // hana::for_each, hana::unpack
+#include <fusedsl/core/numerics.hpp>  // kernel_numerics, compute_t
+#include <fusedsl/expr/evaluate.hpp>  // evaluate, reader_holds
+#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_element_types, is_inlined, makes_node, children
+
+namespace fusedsl::cpu_detail {
+
+/// The operands of a node in one tile: memory (or scratch) and the tile's
+/// offset correction per leaf slot, and the same for the output.
+struct tile_operands {
+  const void* const* data;
+  const std::int64_t* bias;
+  void* out;
+  std::int64_t out_bias;
+  bool may_stream = false;  ///< the output is memory that no loop of the group reads
+};
+
+/// Elements a loop evaluates at a time: every leaf is first made
+/// contiguous for them (a pointer into memory, or a small local copy of a
+/// broadcast or strided operand), so that the evaluation loop has unit
+/// strides only: the compiler vectorizes it.
+inline constexpr std::int64_t chunk = 128;
+
+/// Reads leaf slot K at element i of the current chunk. (Host-device only
+/// because `evaluate`, which calls it, is: nvcc warns otherwise.)
+///
+/// The loops evaluate a local copy of their node: read through a reference,
+/// its constants are loaded again after every store of the loop, which
+/// might have changed them (the local copy speeds up a pointwise loop in the
+/// L2 cache; bench/RESULTS.md).
+struct chunk_reader {
+  const void* const* leaf;
+  std::int64_t i;
+  template <std::size_t K, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
+    return static_cast<const T*>(leaf[K])[i];
+  }
+};
+
+/// Per-thread staging of one chunk of every leaf slot of expression `E`.
+template <class E>
+struct chunk_leaves {
+  static constexpr std::size_t slots = leaf_slots<E>();
+  static constexpr std::size_t widest = [] {
+    std::size_t w = 1;
+    hana::for_each(leaf_element_types<E>(), [&](auto t) { w = std::max(w, sizeof(typename decltype(t)::type)); });
+    return w;
+  }();
+  alignas(64) std::byte staging[slots == 0 ? 1 : slots][chunk * widest];
+  const void* leaf[slots + 1] = {};
+  /// The element a slot's staging holds `spread[k]` copies of (a broadcast
+  /// leaf), so that the next chunks of the same row do not copy it again:
+  /// a row's reduction results are broadcast along it.
+  const void* spread_from[slots + 1] = {};
+  std::int64_t spread[slots + 1] = {};
+
+  /// Points slot K at `n` elements starting at `data[base]` with `step`:
+  /// directly when the step is 1, else through a local copy.
+  void prepare(const void* const* data, const std::int64_t* base, const std::int64_t* step, std::int64_t n) {
+    std::size_t k = 0;
+    hana::for_each(leaf_element_types<E>(), [&](auto t) {
+      using T = typename decltype(t)::type;
+      const T* from = static_cast<const T*>(data[k]) + base[k];
+      T* to = reinterpret_cast<T*>(staging[k]);
+      if (step[k] == 1) {
+        leaf[k] = from;
+      } else if (step[k] == 0) {
+        if (spread_from[k] != from || spread[k] < n) {
+          for (std::int64_t i = 0; i < n; ++i) to[i] = from[0];
+          spread_from[k] = from;
+          spread[k] = n;
+        }
+        leaf[k] = to;
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) to[i] = from[i * step[k]];
+        spread_from[k] = nullptr;
+        leaf[k] = to;
+      }
+      ++k;
+    });
+  }
+};
+
+/// True for a pointwise subexpression computed in floating point whose
+/// leaves are all reduction results, realized values, 0-d tensors, params
+/// or constants: over a chunk whose node leaves are broadcast (step 0, as
+/// a row's reduction results are along the row) it has one value, which
+/// the loop then computes once (`rsqrt(var + eps)` of layernorm).
+template <class E>
+constexpr bool chunk_invariant_candidate() {
+  if constexpr (!is_inlined<E>) {
+    return false;
+  } else if constexpr (!std::is_floating_point_v<compute_t<kernel_numerics, E::value_dtype>>) {
+    return false;
+  } else {
+    return hana::unpack(detail::children<E>::value, [](auto... c) {
+      return (([]<class C>(hana::basic_type<C>) {
+                if constexpr (is_inlined<C>) return chunk_invariant_candidate<C>();
+                else return is_constant_node<C> || makes_node<C> || C::rank == 0;
+              }(c)) &&
+              ...);
+    });
+  }
+}
+
+/// True when some subexpression of `E` is a chunk_invariant_candidate: only
+/// then does a loop look for values to hold (a scalar evaluation per row).
+template <class E>
+constexpr bool has_invariant_candidates() {
+  if constexpr (!is_inlined<E>) {
+    return false;
+  } else if constexpr (chunk_invariant_candidate<E>()) {
+    return true;
+  } else {
+    return hana::unpack(detail::children<E>::value,
+                        [](auto... c) { return (has_invariant_candidates<typename decltype(c)::type>() || ...); });
+  }
+}
+
+/// Reads a chunk like chunk_reader, and holds the values of the chunk's
+/// invariant subexpressions (indexed by their first leaf slot).
+struct held_chunk_reader {
+  const void* const* leaf;
+  std::int64_t i;
+  const double* table;  ///< the held values, by first leaf slot
+  template <class E, std::size_t First>
+  static constexpr bool holds = chunk_invariant_candidate<E>();
+  template <std::size_t K, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
+    return static_cast<const T*>(leaf[K])[i];
+  }
+  template <class E, std::size_t First>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE double held(const E&) const {
+    return table[First];
+  }
+};
+
+/// Computes the invariant subexpressions of a chunk at its first element
+/// into `held`, and clears `invariant` if one of them reads a leaf that
+/// moves along the chunk (then the chunk is evaluated element by element).
+struct invariant_recorder {
+  const void* const* leaf;
+  const std::int64_t* step;
+  double* table;  ///< receives the held values, by first leaf slot
+  bool* invariant;
+  template <class E, std::size_t First>
+  static constexpr bool holds = chunk_invariant_candidate<E>();
+  template <std::size_t K, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
+    return static_cast<const T*>(leaf[K])[0];
+  }
+  template <class E, std::size_t First>
+  FUSEDSL_HOST_DEVICE double held(const E& e) const {
+    for (std::size_t k = First; k < First + leaf_slots<E>(); ++k) *invariant = *invariant && step[k] == 0;
+    const double value = evaluate<kernel_numerics, First>(e, chunk_reader{leaf, 0});
+    table[First] = value;
+    return value;
+  }
+};
+
+/// The value type a loop computes expression `E` in.
+template <class E>
+using loop_value_t = compute_t<kernel_numerics, E::value_dtype>;
+
+/// Reads as `Base` does, but takes the values of subexpression `A` from
+/// `values` (indexed like the chunk) instead of computing them: another
+/// loop of the same group computed them over the same elements.
+template <class A, class Base>
+struct shared_operand_reader : Base {
+  const loop_value_t<A>* values;
+  template <class E, std::size_t First>
+  static constexpr bool holds = std::is_same_v<E, A> || detail::reader_holds<Base, E, First>::value;
+  template <class E, std::size_t First>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE auto held(const E& e) const {
+    if constexpr (std::is_same_v<E, A>) return values[this->i];
+    else return Base::template held<E, First>(e);
+  }
+};
+
+/// `base`, reading subexpression `Shared` from `shared` unless `Shared` is void.
+template <class Shared, class Base>
+FUSEDSL_FORCEINLINE auto sharing(const Base& base, const void* shared) {
+  if constexpr (std::is_void_v<Shared>) return base;
+  else return shared_operand_reader<Shared, Base>{base, static_cast<const loop_value_t<Shared>*>(shared)};
+}
+
+/// Element `i` of the values of subexpression `Shared` at `shared`.
+template <class Shared>
+const void* shared_at(const void* shared, std::int64_t i) {
+  if constexpr (std::is_void_v<Shared>) return nullptr;
+  else return static_cast<const loop_value_t<Shared>*>(shared) + i;
+}
+
+/// `values[i] = e` at the n elements of the prepared chunk (subexpression
+/// `Shared`, if not void, read from `shared`). `values` may be the output
+/// in memory, and a leaf the same elements (an in-place update).
+template <class Shared = void, class E, class V>
+FUSEDSL_FORCEINLINE void evaluate_chunk(const E& e, const void* const* leaf, V* values, std::int64_t n,
+                                        const void* shared = nullptr) {
+  FUSEDSL_INDEPENDENT_ITERATIONS
+  for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk
+    values[i] = static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(chunk_reader{leaf, i}, shared)));
+}
+
+/// evaluate_chunk with the chunk's invariant subexpressions taken from
+/// `held` (copied first, so that the loop sees them as constants).
+template <class Shared = void, class E, class V>
+FUSEDSL_FORCEINLINE void evaluate_chunk_held(const E& e, const void* const* leaf, const double* held, V* values,
+                                             std::int64_t n, const void* shared = nullptr) {
+  double local[leaf_slots<E>() + 1];
+  for (std::size_t k = 0; k <= leaf_slots<E>(); ++k) local[k] = held[k];
+  FUSEDSL_INDEPENDENT_ITERATIONS
+  for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk_held
+    values[i] =
+        static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(held_chunk_reader{leaf, i, local}, shared)));
+}
+
+/// The values of a chunk's invariant subexpressions (`held`, by first leaf
+/// slot) and whether they stand for their subexpressions (`invariant`):
+/// recorded at a row's first chunk, valid along the row.
+template <class E>
+struct chunk_invariants {
+  double held[leaf_slots<E>() + 1] = {};
+  bool invariant = false;
+};
+
+}  // namespace fusedsl::cpu_detail

@@ -1,0 +1,101 @@
+/// @file pointwise.hpp
+/// The CPU's pointwise kernel class: a pointwise node over one chunk of
+/// prepared leaves (`pointwise_chunk`, which the executor's fused pointwise
+/// groups call chunk by chunk) and over a range of its elements
+/// (`pointwise_range`).
+#pragma once
+#include <algorithm>    // std::min
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t
+#include <type_traits>  // std::is_same_v
+
+#include <fusedsl/backend/cpu/chunks.hpp>     // chunk_leaves, chunk_invariants, evaluate_chunk, tile_operands
+#include <fusedsl/backend/cpu/indexing.hpp>   // unravel, step_index, innermost, dot
+#include <fusedsl/backend/cpu/streaming.hpp>  // store_chunk, streams_output
+#include <fusedsl/core/config.hpp>            // FUSEDSL_CPU_KERNEL, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/numerics.hpp>          // kernel_numerics
+#include <fusedsl/core/shape.hpp>             // shape
+#include <fusedsl/expr/evaluate.hpp>          // evaluate
+#include <fusedsl/expr/traverse.hpp>          // leaf_slots
+#include <fusedsl/runtime/nodes.hpp>          // node_runtime
+
+namespace fusedsl::cpu_detail {
+
+using detail::node_runtime;
+
+/// Node `e` (its loop expression) over one chunk of `m` elements whose
+/// leaves are prepared, stored at `out` with step `out_step`, converted to
+/// Out (with `stream`, around the caches). With `row_start`, it first
+/// records the chunk's invariant subexpressions. Unless `Shared` is void,
+/// the values of subexpression `Shared` are read from `shared`.
+template <class Out, class Shared, class E>
+FUSEDSL_FORCEINLINE void pointwise_chunk(const E& e, const chunk_leaves<E>& leaves, const std::int64_t* step,
+                                         chunk_invariants<E>& held, bool row_start, Out* out, std::int64_t out_step,
+                                         bool stream, std::int64_t m, const void* shared) {
+  using value_type = loop_value_t<E>;
+  if constexpr (has_invariant_candidates<E>()) {
+    if (row_start) {  // a held value is the same along the row: record it at the row's first chunk
+      held.invariant = true;
+      (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaves.leaf, step, held.held, &held.invariant});
+    }
+  }
+  // Contiguous outputs of the loop's own type are written in place; the
+  // others (strided, converted or streamed) are staged in `values`: a copy
+  // through `values` is a large share of Adam's group's time.
+  alignas(64) value_type values[chunk];
+  value_type* into = values;
+  if constexpr (std::is_same_v<Out, value_type>)
+    if (out_step == 1 && !stream) into = out;
+  if (held.invariant) evaluate_chunk_held<Shared>(e, leaves.leaf, held.held, into, m, shared);
+  else evaluate_chunk<Shared>(e, leaves.leaf, into, m, shared);
+  if (into == values) {
+    if (out_step == 1) store_chunk(out, values, m, stream);
+    else
+      for (std::int64_t i = 0; i < m; ++i) out[i * out_step] = static_cast<Out>(values[i]);
+  }
+}
+
+/// Pointwise node `e` (its loop expression) over the flat elements
+/// [begin, end) of `n.space`, storing `Out` elements. Unless `Shared` is
+/// void, the values of its subexpression `Shared` are read from `shared`
+/// (element `begin` first) instead of computed. A streamed output is the
+/// caller's to fence.
+template <class Out, class Shared = void, class E>
+FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime& n, const tile_operands& t,
+                                        std::int64_t begin, std::int64_t end, const void* shared = nullptr) {
+  const E e = expression;  // a local copy: see chunk_reader
+  constexpr std::size_t slots = leaf_slots<E>();
+  const shape& space = n.space;
+  const int r = space.rank();
+  const std::int64_t row = r == 0 ? 1 : space[r - 1];
+  std::int64_t step[slots + 1], base[slots + 1];
+  for (std::size_t k = 0; k < slots; ++k) step[k] = innermost(n.leaves[k].strides, r);
+  const std::int64_t out_step = innermost(n.out.strides, r);
+  Out* out = static_cast<Out*>(t.out);
+  chunk_leaves<E> leaves;
+  chunk_invariants<E> held;
+  std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
+  const bool stream = streams_output<Out>(n, t.may_stream);
+  shape index = unravel(begin, space);
+  while (begin < end) {
+    const std::int64_t run = std::min(end - begin, row - innermost(index, r));
+    for (std::size_t k = 0; k < slots; ++k) base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
+    std::int64_t out_at = dot(index, n.out.strides) - t.out_bias;
+    for (std::int64_t done = 0; done < run; done += chunk) {
+      const std::int64_t m = std::min(chunk, run - done);
+      leaves.prepare(t.data, base, step, m);
+      pointwise_chunk<Out, Shared>(e, leaves, step, held, done == 0, out + out_at, out_step, stream, m,
+                                   shared_at<Shared>(shared, done_elements));
+      done_elements += m;
+      for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
+      out_at += m * out_step;
+    }
+    begin += run;
+    if (r > 0) {  // next row of the space
+      index[r - 1] = 0;
+      step_index(index, space, r - 2);
+    }
+  }
+}
+
+}  // namespace fusedsl::cpu_detail

@@ -1,0 +1,136 @@
+/// @file rows.hpp
+/// The CPU's row-reduction kernel class: a reduction node over a range of
+/// its kept elements (rows), each row's reduced elements added a chunk at a
+/// time into independent lanes that merge in a fixed order (`accumulate`,
+/// which the split reduction shares, and `reduction_rows`).
+#pragma once
+#include <algorithm>    // std::min, std::max
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t
+#include <type_traits>  // std::remove_cvref_t
+
+#include <fusedsl/backend/cpu/chunks.hpp>          // chunk, chunk_leaves, chunk_reader, evaluate_chunk, tile_operands
+#include <fusedsl/backend/cpu/indexing.hpp>        // unravel, step_index
+#include <fusedsl/backend/cpu/reduction_axes.hpp>  // reduction_axes, reduction_state
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_CPU_KERNEL, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
+#include <fusedsl/core/shape.hpp>                  // shape
+#include <fusedsl/expr/evaluate.hpp>               // evaluate
+#include <fusedsl/expr/traverse.hpp>               // leaf_slots
+#include <fusedsl/runtime/nodes.hpp>               // node_runtime
+
+namespace fusedsl::cpu_detail {
+
+using detail::node_runtime;
+
+/// Independent accumulators per reduction row: 128 bytes of states (32
+/// float sums, 16 double or i64 ones), 8 at least. The compiler keeps them
+/// in four AVX2 vector registers, so that a chunk's additions are four
+/// chains of dependent adds, not one: with 8 float lanes (one register) a
+/// sum runs at the adder's latency, not at the memory's speed (figures:
+/// bench/RESULTS.md). Merged in a fixed order
+/// (results do not depend on the number of threads).
+template <class State>
+inline constexpr int reduction_lanes = std::max<int>(8, static_cast<int>(128 / sizeof(State)));
+
+/// True when reduction `R`'s accumulator adds a whole chunk of values at
+/// once (`add_block`), which it does better than element by element.
+template <class R, class State>
+inline constexpr bool takes_blocks = requires(const R& r, State& s,
+                                              const compute_t<kernel_numerics, R::input_dtype>* v) {
+  r.op.add_block(s, v, std::int64_t{});
+};
+
+/// Adds the `m` values `value(i)` of a chunk at reduced elements `at`,
+/// `at + 1`, ... to `lanes`. Lane l takes elements l, l + lanes, ...: a
+/// fixed assignment, so the order of additions is the same on every run.
+template <class R, class State, class Value>
+FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, std::int64_t at, const Value& value) {
+  constexpr int n_lanes = reduction_lanes<State>;
+  std::int64_t i = 0;
+  for (; i + n_lanes <= m; i += n_lanes)
+    for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
+      r.op.add(lanes[l], value(i + l), at + i + l);
+  for (; i < m; ++i) r.op.add(lanes[i % n_lanes], value(i), at + i);
+}
+
+/// Accumulates reduction `r` of kept element `row` over reduced elements
+/// [j0, j1) (flat, row-major over the reduced axes) into `state`. With
+/// `kept` (the row's element 0), the operand's values are also stored
+/// there, for a later loop of the group that reads the same operand.
+template <class R, class State>
+FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, const reduction_axes& axes,
+                                   const tile_operands& t, std::int64_t row, std::int64_t j0, std::int64_t j1,
+                                   State& state, compute_t<kernel_numerics, R::input_dtype>* kept = nullptr) {
+  const R r = reduction;  // a local copy: see chunk_reader
+  using Arg = std::remove_cvref_t<decltype(r.arg)>;
+  using acc_type = compute_t<kernel_numerics, R::input_dtype>;
+  constexpr std::size_t slots = leaf_slots<Arg>();
+  const int last = axes.n_reduced - 1;
+  const std::int64_t row_len = last < 0 ? 1 : axes.reduced_sizes[last];
+  std::int64_t row_base[slots + 1], base[slots + 1], step[slots + 1];
+  for (std::size_t k = 0; k < slots; ++k) {
+    row_base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
+    step[k] = last < 0 ? 0 : n.leaves[k].strides[axes.reduced[last]];
+  }
+  constexpr int n_lanes = reduction_lanes<State>;
+  State lanes[n_lanes] = {};
+  lanes[0] = state;
+  chunk_leaves<Arg> leaves;
+  shape index = unravel(j0, axes.reduced_sizes);
+  std::int64_t j = j0;
+  while (j < j1) {
+    const std::int64_t start = last < 0 ? 0 : index[last];
+    const std::int64_t run = std::min(j1 - j, row_len - start);
+    for (std::size_t k = 0; k < slots; ++k) {
+      base[k] = row_base[k];
+      for (int m = 0; m < axes.n_reduced; ++m) base[k] += index[m] * n.leaves[k].strides[axes.reduced[m]];
+    }
+    for (std::int64_t done = 0; done < run; done += chunk) {
+      const std::int64_t m = std::min(chunk, run - done);
+      leaves.prepare(t.data, base, step, m);
+      alignas(64) acc_type local[chunk];
+      acc_type* values = kept ? kept + (j + done) : local;
+      if (kept || takes_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
+      if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], values, m);
+      else if (kept) add_to_lanes(r, lanes, m, j + done, [&](std::int64_t i) { return values[i]; });
+      else
+        add_to_lanes(r, lanes, m, j + done, [&](std::int64_t i) {
+          return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i}));
+        });
+      for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
+    }
+    j += run;
+    if (last >= 0) {
+      index[last] = 0;
+      step_index(index, axes.reduced_sizes, last - 1);
+    }
+  }
+  // Pairwise, the upper part into the lower, so that the first rounds
+  // vectorize and a chain of dependent merges is log2(n_lanes) long: merged
+  // one after the other, the 31 scalar merges of a float max would take most
+  // of a 1024-element row's time. A fixed order, as the lanes.
+  for (int width = n_lanes; width > 1;) {
+    const int upper = width / 2, lower = width - upper;
+    for (int l = 0; l < upper; ++l) r.op.merge(lanes[l], lanes[lower + l]);  // vectorized: lane merges
+    width = lower;
+  }
+  state = lanes[0];
+}
+
+/// Reduction node `r` for kept elements [begin, end), storing `Out`
+/// elements. With `kept`, its operand's values too, row after row.
+template <class Out, class R>
+void reduction_rows(const R& r, const node_runtime& n, const tile_operands& t, std::int64_t begin, std::int64_t end,
+                    void* kept = nullptr) {
+  const reduction_axes axes(n);
+  Out* out = static_cast<Out*>(t.out);
+  auto* kept_values = static_cast<compute_t<kernel_numerics, R::input_dtype>*>(kept);
+  for (std::int64_t row = begin; row < end; ++row) {
+    reduction_state<R> state{};
+    accumulate(r, n, axes, t, row, 0, n.inner, state, kept_values ? kept_values + (row - begin) * n.inner : nullptr);
+    out[axes.row_offset(row, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(state, n.inner));
+  }
+}
+
+}  // namespace fusedsl::cpu_detail

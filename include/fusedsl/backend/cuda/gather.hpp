@@ -1,0 +1,234 @@
+/// @file gather.hpp
+/// How a CUDA kernel reads a node's operands and writes its values: the
+/// value types of nodes and states, node and slot values in registers, a
+/// position in the group's space and an operand's offset at it, vector
+/// loads and stores, params, and `gather` and `store` themselves. Its own
+/// header because every kernel class builds on it.
+#pragma once
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::int64_t
+#include <cstring>  // std::memcpy
+#include <tuple>    // std::tuple_element_t
+#include <utility>  // std::declval
+
+#include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
+#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, leaf_at, producer, distinct_at, slot_base
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
+#include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t, node_storage_t, makes_node
+
+namespace fusedsl::cuda_detail {
+
+/// The stored value type of node J (what a buffer of it holds: f16 and
+/// bf16 values stay in float, as on the CPU, node_storage_t).
+template <class P, int J>
+using value_t = node_storage_t<node_t<P, J>>;
+/// The element type node J stores into its statement's target.
+template <class P, int J>
+using target_element_t = typename std::tuple_element_t<static_cast<std::size_t>(J), typename P::nodes>::target_element;
+/// The accumulator state of reduction node J.
+template <class P, int J>
+using state_t = typename node_t<P, J>::op_type::template state<compute_t<kernel_numerics, node_t<P, J>::input_dtype>>;
+
+/// Node values held in registers: `V` per node.
+template <class P, int V, int J = 0, bool = (J < node_count<P>)>
+struct node_values {
+  value_t<P, J> v[V];
+  node_values<P, V, J + 1> rest;
+};
+template <class P, int V, int J>
+struct node_values<P, V, J, false> {};
+template <int I, class P, int V, int J>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE auto& values_of(node_values<P, V, J>& r) {
+  if constexpr (I == J) return r.v;
+  else return values_of<I>(r.rest);
+}
+template <int I, class P, int V, int J>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE const auto& values_of(const node_values<P, V, J>& r) {
+  if constexpr (I == J) return r.v;
+  else return values_of<I>(r.rest);
+}
+
+/// The values of every leaf slot of a loop over `E` at `V` elements.
+template <class E, int V, std::size_t S = 0, bool = (S < leaf_slots<E>())>
+struct slot_values {
+  leaf_storage_t<leaf_at<E, S>> v[V];
+  slot_values<E, V, S + 1> rest;
+};
+template <class E, int V, std::size_t S>
+struct slot_values<E, V, S, false> {};
+template <std::size_t I, class E, int V, std::size_t S>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE auto& slot_of(slot_values<E, V, S>& s) {
+  if constexpr (I == S) return s.v;
+  else return slot_of<I>(s.rest);
+}
+template <std::size_t I, class E, int V, std::size_t S>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE const auto& slot_of(const slot_values<E, V, S>& s) {
+  if constexpr (I == S) return s.v;
+  else return slot_of<I>(s.rest);
+}
+
+/// Reads gathered slot values at element `v` (evaluate's reader).
+template <class E, int V>
+struct gathered {
+  const slot_values<E, V>& slots;
+  int v;
+  template <std::size_t K, class T>
+  FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T load() const {
+    return slot_of<K>(slots)[v];
+  }
+};
+
+/// A position in a group's space: the flat kept index (row) and the flat
+/// reduced index (element of the row). Operands' offsets unravel them over
+/// the (coalesced, usually rank-1) axes, so a position costs two registers.
+template <class Index>
+struct position {
+  Index row = 0, j = 0;
+};
+
+/// `sum(index[d] * strides[d])` for the multi-index of `flat` over `rank`
+/// axes of `sizes`. A rolled loop: after coalescing most spaces have rank 1
+/// (no division at all), and an unrolled loop of 64-bit divisions per
+/// operand made kernels large enough to run out of the instruction cache.
+template <class Index>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index unravel_dot(Index flat, int rank, const std::int64_t* sizes,
+                                                     const std::int64_t* strides) {
+  if (rank == 0) return 0;
+  Index result = 0;
+#pragma unroll 1
+  for (int d = rank - 1; d > 0; --d) {
+    const auto size = static_cast<Index>(sizes[d]);
+    const Index quotient = flat / size;
+    result += (flat - quotient * size) * static_cast<Index>(strides[d]);
+    flat = quotient;
+  }
+  return result + flat * static_cast<Index>(strides[0]);
+}
+
+/// The offset of `at` in operand `o` (elements).
+template <class Index>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE Index offset(const operand& o, const space_args& s, const position<Index>& at) {
+  // At most one kept and one reduced axis after coalescing (the usual case):
+  // no loop (strides of missing axes are 0, their index too): clearly faster
+  // row, column and full reductions on the H100.
+  if (s.kept_rank <= 1 && s.reduced_rank <= 1)
+    return at.row * static_cast<Index>(o.kept[0]) + at.j * static_cast<Index>(o.reduced[0]);
+  return unravel_dot(at.row, s.kept_rank, s.kept, o.kept) + unravel_dot(at.j, s.reduced_rank, s.reduced, o.reduced);
+}
+
+/// `V` elements of `T` from `from` (16-byte aligned when `V * sizeof(T)` is
+/// a multiple of 16: one 16-byte load per 16 bytes).
+template <int V, class T>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_vector(const T* from, T* to) {
+  if constexpr (V * sizeof(T) % 16 == 0) {
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(V * sizeof(T) / 16); ++i) {
+      const uint4 bits = reinterpret_cast<const uint4*>(from)[i];
+      std::memcpy(reinterpret_cast<char*>(to) + 16 * i, &bits, 16);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < V; ++i) to[i] = from[i];
+  }
+}
+template <int V, class T>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T* from) {
+  if constexpr (V * sizeof(T) % 16 == 0) {
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(V * sizeof(T) / 16); ++i) {
+      uint4 bits;
+      std::memcpy(&bits, reinterpret_cast<const char*>(from) + 16 * i, 16);
+      reinterpret_cast<uint4*>(to)[i] = bits;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < V; ++i) to[i] = from[i];
+  }
+}
+
+/// What a node's gather step may read besides memory: node values in
+/// registers (`V` per node).
+template <class P, int V>
+struct registers {
+  node_values<P, V> nodes;
+};
+
+/// True for params (their value travels in the kernel's arguments).
+template <class L>
+inline constexpr bool is_param_leaf = !requires {
+  L::role_of;
+}
+&&!makes_node<L> && !requires { std::declval<L>().view; };
+/// A param's value.
+template <class T>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T param_value(const operand& o) {
+  T value;
+  std::memcpy(&value, &o.value, sizeof(T));
+  return value;
+}
+
+/// Gathers slot `S` (and the following ones) of node J at `at` (`V`
+/// consecutive elements along the innermost kept axis when `V` > 1, the
+/// operand's stride along it then 0 or 1: pointwise groups, columns).
+template <class P, int J, std::size_t S, int V, class Index>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const registers<P, V>& regs,
+                                               const position<Index>& at, slot_values<loop_t<P, J>, V>& out) {
+  using E = loop_t<P, J>;
+  if constexpr (S < leaf_slots<E>()) {
+    using L = leaf_at<E, S>;
+    using T = leaf_storage_t<L>;
+    auto& to = slot_of<S>(out);
+    const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
+    constexpr int from_node = producer<P, J, L>();
+    bool done = false;
+    if constexpr (is_param_leaf<L>) {
+      const T value = param_value<T>(o);
+#pragma unroll
+      for (int v = 0; v < V; ++v) to[v] = value;
+      done = true;
+    } else if constexpr (from_node >= 0) {
+      if (a.in_registers >> from_node & 1u) {
+#pragma unroll
+        for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[v];
+        done = true;
+      }
+    }
+    if (!done) {
+      const T* base = static_cast<const T*>(o.data) + offset(o, a.space, at);
+      if constexpr (V == 1) {
+        to[0] = *base;
+      } else if (o.kept[a.space.kept_rank - 1] == 0) {
+        const T value = *base;
+#pragma unroll
+        for (int v = 0; v < V; ++v) to[v] = value;
+      } else {
+        load_vector<V>(base, to);
+      }
+    }
+    gather<P, J, S + 1, V>(a, regs, at, out);
+  }
+}
+
+/// Stores node J's `V` values at `at`: its target's element type or its own.
+template <class P, int J, int V, class Index, class C>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store(const group_args<P>& a, const position<Index>& at, const C (&values)[V]) {
+  const operand& o = a.outs[J];
+  if (o.data == nullptr) return;
+  const Index at_offset = offset(o, a.space, at);
+  if (a.stores_target >> J & 1u) {
+    using T = target_element_t<P, J>;
+    T converted[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
+    store_vector<V>(static_cast<T*>(const_cast<void*>(o.data)) + at_offset, converted);
+  } else if constexpr (distinct_at<P, J> >= 0) {
+    using T = value_t<P, J>;
+    T converted[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
+    store_vector<V>(static_cast<T*>(const_cast<void*>(o.data)) + at_offset, converted);
+  }
+}
+
+}  // namespace fusedsl::cuda_detail

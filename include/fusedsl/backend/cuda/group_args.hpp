@@ -1,0 +1,50 @@
+/// @file group_args.hpp
+/// What the host passes to a CUDA kernel for one group, besides the node
+/// objects: the group's space, split into kept and reduced axes
+/// (`space_args`), where each leaf slot is read and each node written
+/// (`operand`), and the group's masks and workspace (`group_args`). Its own
+/// header because it is the interface between the executor, which fills
+/// it, and every kernel class, which reads it.
+#pragma once
+#include <cstdint>  // std::int64_t, std::uint64_t
+
+#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_count, slot_base
+#include <fusedsl/core/shape.hpp>                  // max_rank
+
+namespace fusedsl::cuda_detail {
+
+/// Where a kernel reads one leaf slot or writes one node: memory with
+/// strides over the group's kept axes (outer) and reduced axes (inner).
+struct operand {
+  const void* data = nullptr;           ///< nullptr: the value is in registers (or a param)
+  std::int64_t kept[max_rank] = {};     ///< strides over the kept axes
+  std::int64_t reduced[max_rank] = {};  ///< strides over the reduced axes
+  std::uint64_t value = 0;              ///< a param's bits
+};
+
+/// The iteration space of a group: kept axes (rows, or every axis of a
+/// pointwise group), then reduced axes (the elements of a row).
+struct space_args {
+  int kept_rank = 0, reduced_rank = 0;
+  std::int64_t kept[max_rank] = {}, reduced[max_rank] = {};
+  std::int64_t outer = 1, inner = 1;  ///< products of the kept and reduced sizes
+};
+
+/// Everything a launch of one group needs besides the node objects.
+template <class P>
+struct group_args {
+  space_args space;
+  std::uint64_t active = 0;         ///< nodes the group runs
+  std::uint64_t in_registers = 0;   ///< nodes whose readers in this group take the value from registers
+  std::uint64_t stores_target = 0;  ///< nodes that store their statement target's element type
+  int cached = -1;                  ///< the placeholder the row kernel keeps in registers for the row (-1: none)
+  int cache_source = -1;            ///< the slot whose address it is loaded from
+  int threads_per_row = 1;          ///< row and finish kernels
+  std::int64_t chunks = 1;          ///< column and split kernels: partial states per kept element
+  char* workspace = nullptr;        ///< partial states
+  std::int64_t work_offset[node_count<P>] = {};  ///< bytes into `workspace`, per node
+  operand leaves[slot_base<P>[node_count<P>] + 1];
+  operand outs[node_count<P>];
+};
+
+}  // namespace fusedsl::cuda_detail

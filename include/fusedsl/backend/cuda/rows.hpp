@@ -1,0 +1,363 @@
+/// @file rows.hpp
+/// The CUDA row kernel class: `row_kernel` runs reductions over the same
+/// axes with the pointwise nodes over their operand, `threads_per_row`
+/// threads per row, each pass over the row in chunks of a few vectors per
+/// thread, a tree of shuffles and one barrier per reduction; rows of one
+/// chunk keep a placeholder that several nodes read in registers (each
+/// element read once).
+#pragma once
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t, std::uint32_t
+#include <cstring>      // std::memcpy
+#include <type_traits>  // std::remove_pointer_t
+#include <utility>      // std::index_sequence, std::make_integer_sequence
+
+#include <fusedsl/backend/cuda/gather.hpp>         // node_values, slot_values, gathered, load_vector, store, offset
+#include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
+#include <fusedsl/backend/cuda/merges.hpp>         // merge_row, merge_area_bytes, largest_state
+#include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
+#include <fusedsl/expr/evaluate.hpp>               // evaluate
+#include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t
+
+namespace fusedsl::cuda_detail {
+
+/// Elements of a row each thread of the vectorized row kernel takes per
+/// pass over a chunk of the row (`row_elements / V` vectors of `V`, their
+/// loads in flight together), and holds of the cached placeholder: 256
+/// threads hold a row of 4096 in one chunk, as Triton's persistent
+/// reductions do.
+inline constexpr int row_elements = 16;
+/// Vectors of `V` elements per thread and chunk: 16 elements when
+/// vectorized; 4 for the scalar kernel, whose general offsets per element
+/// made it four times larger (to compile) with 16.
+template <int V>
+inline constexpr int chunk_vectors = V > 1 ? row_elements / V : 4;
+/// Elements per thread and chunk.
+template <int V>
+inline constexpr int chunk_elements = V* chunk_vectors<V>;
+
+template <class P, int J, int I, std::size_t... S>
+constexpr bool reads_placeholder(std::index_sequence<S...>) {
+  return ((memory_leaf_index<P, leaf_at<loop_t<P, J>, S>>() == I) || ...);
+}
+template <class P, int I, int... J>
+constexpr int readers_of(std::integer_sequence<int, J...>) {
+  return (0 + ... + (reads_placeholder<P, J, I>(std::make_index_sequence<leaf_slots<loop_t<P, J>>()>{}) ? 1 : 0));
+}
+/// True when two or more nodes of `P` read placeholder I: a row group may
+/// cache it (`group_args::cached`). Only these cost cache registers and code.
+template <class P, int I>
+inline constexpr bool cacheable = readers_of<P, I>(std::make_integer_sequence<int, node_count<P>>{}) >= 2;
+template <class P, int... I>
+constexpr int cache_element_bytes(std::integer_sequence<int, I...>) {
+  int bytes = 0;
+  ((bytes = cacheable<P, I> && static_cast<int>(sizeof(memory_leaf_t<P, I>)) > bytes
+                ? static_cast<int>(sizeof(memory_leaf_t<P, I>))
+                : bytes),
+   ...);
+  return bytes;
+}
+
+/// The row kernel's registers: the reductions' results for the current
+/// row, and the thread's `row_elements` elements of the row of the cached
+/// placeholder (raw bytes: which placeholder it is is known at run time
+/// only; one placeholder, so that a program's others cost no registers).
+template <class P>
+struct row_registers {
+  static constexpr int cache_words =
+      (row_elements * cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{}) + 3) / 4;
+  node_values<P, 1> nodes;
+  std::uint32_t cache[cache_words > 0 ? cache_words : 1];
+};
+
+/// Where the row kernel's thread works: a chunk of a row. Its vector k
+/// starts at element `base + at(k)` of the row: vector `lane + k *
+/// threads_per_row` of the chunk, so that a warp's accesses are consecutive.
+struct chunk {
+  std::int64_t row = 0, base = 0;  ///< the row, the chunk's first element
+  int first = 0, step = 0;         ///< lane * V, threads_per_row * V
+  /// Element of the chunk where vector k starts (32 bits: a chunk has at most 1024 * row_elements).
+  FUSEDSL_DEVICE FUSEDSL_FORCEINLINE int at(int k) const { return first + k * step; }
+};
+
+/// True when all of the thread's vectors of chunk `c` lie in the row: its
+/// passes then run without a test per vector.
+template <int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool full_chunk(const space_args& s, const chunk& c) {
+  return c.base + c.at(chunk_vectors<V> - 1) < s.inner;
+}
+
+/// The offset of the start of chunk `c`'s row in `o`, for `V` > 1: 32
+/// bits (the host vectorizes only groups whose offsets fit: one 32-bit
+/// multiply-add, not 64-bit ones per vector), at most one kept and one
+/// reduced axis, along which `o` steps by 0 or 1.
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE int chunk_offset(const operand& o, const chunk& c) {
+  return static_cast<int>(c.row) * static_cast<int>(o.kept[0]) +
+         static_cast<int>(c.base) * static_cast<int>(o.reduced[0]);
+}
+
+/// Loads vector k of the thread's vectors of chunk `c` of operand `o` into
+/// `to` (`Full`: it lies in the row; else one past the row's end is left
+/// as it is).
+template <int V, bool Full, class T>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_vector_at(const space_args& s, const operand& o, const chunk& c, int k,
+                                                       T* to) {
+  if constexpr (V > 1) {
+    const T* from = static_cast<const T*>(o.data) + chunk_offset(o, c);
+    if (o.reduced[0] == 0) {
+      const T value = *from;
+#pragma unroll
+      for (int v = 0; v < V; ++v) to[v] = value;
+    } else if (Full || c.base + c.at(k) < s.inner) {
+      load_vector<V>(from + c.at(k), to);
+    }
+  } else {
+    const std::int64_t j = c.base + c.at(k);
+    if (Full || j < s.inner) to[0] = static_cast<const T*>(o.data)[offset(o, s, position<std::int64_t>{c.row, j})];
+  }
+}
+
+/// True when slot `L` of a row group's node holds the same value along a
+/// row: a param, or a reduction's result (`V` > 1: the host vectorizes a
+/// row group only when every reduction it reads is constant along its rows).
+template <class P, class L, int J, int V>
+inline constexpr bool uniform_leaf = is_param_leaf<L> || (V > 1 && [] {
+                                       if constexpr (producer<P, J, L>() >= 0)
+                                         return is_reduction_at<P, producer<P, J, L>()>;
+                                       else return false;
+                                     }());
+
+/// Gathers the slots of node J that are constant along the row
+/// (`uniform_leaf`) once per chunk: every element then reads the same
+/// value, so the compiler computes expressions of them once (layernorm's
+/// rsqrt(var + eps), not one per element).
+template <class P, int J, std::size_t S, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_uniform(const group_args<P>& a, const row_registers<P>& regs,
+                                                       const chunk& c, slot_values<loop_t<P, J>, 1>& out) {
+  using E = loop_t<P, J>;
+  if constexpr (S < leaf_slots<E>()) {
+    using L = leaf_at<E, S>;
+    using T = leaf_storage_t<L>;
+    const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
+    if constexpr (is_param_leaf<L>) {
+      slot_of<S>(out)[0] = param_value<T>(o);
+    } else if constexpr (uniform_leaf<P, L, J, V>) {
+      constexpr int from_node = producer<P, J, L>();
+      slot_of<S>(out)[0] = a.in_registers >> from_node & 1u ? static_cast<T>(values_of<from_node>(regs.nodes)[0])
+                                                            : static_cast<const T*>(o.data)[chunk_offset(o, c)];
+    }
+    gather_uniform<P, J, S + 1, V>(a, regs, c, out);
+  }
+}
+
+/// Gathers slot `S` (and the following ones) of node J at vector k of the
+/// thread's vectors of chunk `c`: a value constant along the row
+/// (`uniform`), a reduction's result in registers, the cached placeholder,
+/// or memory.
+template <class P, int J, std::size_t S, int V, bool Full>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_vector(const group_args<P>& a, const row_registers<P>& regs,
+                                                      const chunk& c, int k,
+                                                      const slot_values<loop_t<P, J>, 1>& uniform,
+                                                      slot_values<loop_t<P, J>, V>& out) {
+  using E = loop_t<P, J>;
+  if constexpr (S < leaf_slots<E>()) {
+    using L = leaf_at<E, S>;
+    using T = leaf_storage_t<L>;
+    auto& to = slot_of<S>(out);
+    const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
+    constexpr int from_node = producer<P, J, L>();
+    constexpr int placeholder = memory_leaf_index<P, L>();
+    bool done = false;
+    if constexpr (uniform_leaf<P, L, J, V>) {
+#pragma unroll
+      for (int v = 0; v < V; ++v) to[v] = slot_of<S>(uniform)[0];
+      done = true;
+    } else if constexpr (from_node >= 0) {
+      // Row groups keep their reductions' results in registers, never pointwise nodes' values.
+      if constexpr (is_reduction_at<P, from_node>) {
+        if (a.in_registers >> from_node & 1u) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[0];
+          done = true;
+        }
+      }
+    } else if constexpr (placeholder >= 0) {
+      if constexpr (cacheable<P, placeholder>) {
+        if (a.cached == placeholder) {
+          std::memcpy(to, reinterpret_cast<const unsigned char*>(regs.cache) + k * V * sizeof(T), sizeof(to));
+          done = true;
+        }
+      }
+    }
+    if (!done) load_vector_at<V, Full>(a.space, o, c, k, to);
+    gather_vector<P, J, S + 1, V, Full>(a, regs, c, k, uniform, out);
+  }
+}
+
+/// Stores node J's `V` values at vector k of the thread's vectors of chunk
+/// `c`: its target's element type or its own.
+template <class P, int J, int V, bool Full, class C>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector_at(const group_args<P>& a, const chunk& c, int k,
+                                                        const C (&values)[V]) {
+  const operand& o = a.outs[J];
+  const std::int64_t j = c.base + c.at(k);
+  if (o.data == nullptr || (!Full && j >= a.space.inner)) return;
+  const auto put = [&](auto* data) {
+    using T = std::remove_pointer_t<decltype(data)>;
+    T converted[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
+    if constexpr (V > 1) store_vector<V>(data + chunk_offset(o, c) + c.at(k), converted);
+    else data[offset(o, a.space, position<std::int64_t>{c.row, j})] = converted[0];
+  };
+  if (a.stores_target >> J & 1u) put(static_cast<target_element_t<P, J>*>(const_cast<void*>(o.data)));
+  else if constexpr (distinct_at<P, J> >= 0) put(static_cast<value_t<P, J>*>(const_cast<void*>(o.data)));
+}
+
+/// Loads the thread's elements of the row of the cached placeholder
+/// (placeholder I or a later one) into `regs.cache`: all loads in flight together.
+template <class P, int I, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_registers<P>& regs, const chunk& c) {
+  if constexpr (I < memory_leaf_count<P>) {
+    if constexpr (cacheable<P, I>) {
+      if (a.cached == I) {
+        using T = memory_leaf_t<P, I>;
+        T values[chunk_elements<V>] = {};
+#pragma unroll
+        for (int k = 0; k < chunk_vectors<V>; ++k)
+          load_vector_at<V, false>(a.space, a.leaves[a.cache_source], c, k, values + k * V);
+        std::memcpy(regs.cache, values, sizeof(values));
+        return;
+      }
+    }
+    load_cache<P, I + 1, V>(a, regs, c);
+  }
+}
+
+/// Adds reduction node J's operand over the thread's vectors of chunk `c`
+/// into `state`, in element order: all gathered and evaluated first (loads
+/// in flight together), then added; with the op's `add_block` when it has
+/// one and every vector lies in the row (var's Welford update then divides
+/// once per chunk, not once per element).
+template <class P, int J, int V, bool Full>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& nodes, const group_args<P>& a,
+                                                         const row_registers<P>& regs, const chunk& c,
+                                                         state_t<P, J>& state) {
+  using N = node_t<P, J>;
+  using E = loop_t<P, J>;
+  using C = compute_t<kernel_numerics, N::input_dtype>;
+  constexpr int K = chunk_vectors<V>;
+  const N& r = get<J>(nodes);
+  slot_values<E, 1> uniform{};
+  gather_uniform<P, J, 0, V>(a, regs, c, uniform);
+  C values[K * V];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    slot_values<E, V> slots{};
+    gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      values[k * V + v] = static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v}));
+  }
+  if constexpr (Full && requires { r.op.add_block(state, values, std::int64_t{K * V}); }) {
+    r.op.add_block(state, values, std::int64_t{K * V});
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const std::int64_t j = c.base + c.at(k);
+      if (Full || j < a.space.inner)
+#pragma unroll
+        for (int v = 0; v < V; ++v) r.op.add(state, values[k * V + v], j + v);
+    }
+  }
+}
+
+/// Pointwise node J over the thread's vectors of chunk `c`, a vector at a time.
+template <class P, int J, int V, bool Full>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& nodes, const group_args<P>& a,
+                                                        const row_registers<P>& regs, const chunk& c) {
+  using E = loop_t<P, J>;
+  const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
+  slot_values<E, 1> uniform{};
+  gather_uniform<P, J, 0, V>(a, regs, c, uniform);
+#pragma unroll
+  for (int k = 0; k < chunk_vectors<V>; ++k) {
+    slot_values<E, V> slots{};
+    gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
+    compute_t<kernel_numerics, E::value_dtype> values[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) values[v] = evaluate<kernel_numerics, 0>(e, gathered<E, V>{slots, v});
+    store_vector_at<P, J, V, Full>(a, c, k, values);
+  }
+}
+
+template <class P, int J, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
+                                                  row_registers<P>& regs, std::int64_t row, bool valid, int lane,
+                                                  unsigned char* shared, int& turn) {
+  if constexpr (J < node_count<P>) {
+    if (a.active >> J & 1u) {
+      const int tpr = a.threads_per_row;
+      const std::int64_t inner = a.space.inner, size = std::int64_t{tpr} * chunk_elements<V>;
+      chunk c{row, 0, lane * V, tpr * V};
+      // A chunk at a time (rows of one chunk are the fast case): unrolled,
+      // the loop would keep several chunks' values in registers.
+      if constexpr (is_reduction_at<P, J>) {
+        state_t<P, J> state{};
+        if (valid)
+#pragma unroll 1
+          for (; c.base < inner; c.base += size) {
+            if (full_chunk<V>(a.space, c)) accumulate_chunk<P, J, V, true>(nodes, a, regs, c, state);
+            else accumulate_chunk<P, J, V, false>(nodes, a, regs, c, state);
+          }
+        const auto& op = get<J>(nodes).op;
+        state =
+            merge_row(op, state, tpr, shared, merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>), turn);
+        const auto result = op.finish(state, inner);
+        values_of<J>(regs.nodes)[0] = static_cast<value_t<P, J>>(result);
+        if (valid && lane == 0) {
+          const decltype(result) values[1] = {result};
+          store<P, J, 1>(a, position<std::int64_t>{row, 0}, values);
+        }
+      } else if (valid) {
+#pragma unroll 1
+        for (; c.base < inner; c.base += size) {
+          if (full_chunk<V>(a.space, c)) pointwise_chunk<P, J, V, true>(nodes, a, regs, c);
+          else pointwise_chunk<P, J, V, false>(nodes, a, regs, c);
+        }
+      }
+    }
+    row_nodes<P, J + 1, V>(nodes, a, regs, row, valid, lane, shared, turn);
+  }
+}
+
+/// Row group: `threads_per_row` threads per row, `blockDim.x /
+/// threads_per_row` rows per block; every node runs over the whole row in
+/// order, in chunks of `threads_per_row * chunk_elements<V>` elements, each
+/// thread on the same `V`-element vectors of a chunk in every pass (16-byte
+/// loads when the rows are contiguous and aligned). A row of one chunk
+/// keeps the cached placeholder (read by several nodes) in registers: read
+/// from memory once. Launch bound 1024 (rows of 16384 in one chunk): at
+/// most 64 registers. The vectorized kernel (`V` > 1) serves spaces of at
+/// most one kept and one reduced axis only (`load_chunk`).
+template <class P, int V>
+__global__ void __launch_bounds__(1024)
+    row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  const int rows_per_block = static_cast<int>(blockDim.x) / a.threads_per_row;
+  const int slot = static_cast<int>(threadIdx.x) / a.threads_per_row;
+  const int lane = static_cast<int>(threadIdx.x) % a.threads_per_row;
+  int turn = 0;
+  for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; first < a.space.outer;
+       first += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
+    const std::int64_t row = first + slot;
+    const bool valid = row < a.space.outer;
+    row_registers<P> regs;
+    if (valid && a.cached >= 0) load_cache<P, 0, V>(a, regs, chunk{row, 0, lane * V, a.threads_per_row * V});
+    row_nodes<P, 0, V>(nodes, a, regs, valid ? row : 0, valid, lane, shared, turn);
+  }
+}
+
+}  // namespace fusedsl::cuda_detail
