@@ -12,7 +12,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 compilers=${*:-g++ nvcc}
-nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+nvcc=${NVCC:-nvcc}  # on PATH, or set NVCC
 time=/usr/bin/time
 [ -x "$time" ] || { echo "examples.sh: needs GNU time (/usr/bin/time; Debian package time)" >&2; exit 2; }
 out=$(mktemp -d)

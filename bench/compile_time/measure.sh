@@ -24,7 +24,7 @@ plan='s/^constexpr int kernels = .*/constexpr int kernels = 1;  \/\/ no plan/'
 sh "$(dirname "$0")/generate.sh" "$n" | sed -e 's/^  prog.run.*//' -e "$plan" > "$src"
 case $compiler in
   g++) set -- g++ -std=c++20 -O2 -fopenmp -fconstexpr-ops-limit=4294967296 --param=ggc-min-heapsize=1048576 ;;
-  nvcc) set -- "${NVCC:-/usr/local/cuda/bin/nvcc}" -std=c++20 -O2 -Xcudafe=--max_cost_constexpr_call=1000000000 \
+  nvcc) set -- "${NVCC:-nvcc}" -std=c++20 -O2 -Xcudafe=--max_cost_constexpr_call=1000000000 \
       -Xcompiler=-fconstexpr-ops-limit=4294967296 -Xcompiler=--param=ggc-min-heapsize=1048576 ;;
   *) echo "measure.sh: compiler: expected g++ or nvcc, got $compiler" >&2; exit 2 ;;
 esac
