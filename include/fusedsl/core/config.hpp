@@ -25,6 +25,42 @@
 #  endif
 #endif
 
+/// 1 while nvcc compiles the device side of a translation unit (device
+/// intrinsics replace host math there).
+#if defined(__CUDA_ARCH__)
+#  define FUSEDSL_DEVICE_CODE 1
+#else
+#  define FUSEDSL_DEVICE_CODE 0
+#endif
+
+/// The host's vector instruction sets the compile targets (the baseline's,
+/// in FUSEDSL_CPU_KERNEL's target clones): SSE2 (non-temporal 16-byte stores),
+/// AVX (32-byte ones), SSE4.2 (64-bit integer compares: vector_math's double
+/// functions vectorize; x86-64 only needs it, other targets vectorize them).
+#if defined(__SSE2__)
+#  define FUSEDSL_HOST_SSE2 1
+#else
+#  define FUSEDSL_HOST_SSE2 0
+#endif
+#if defined(__AVX__)
+#  define FUSEDSL_HOST_AVX 1
+#else
+#  define FUSEDSL_HOST_AVX 0
+#endif
+#if defined(__x86_64__) && !defined(__SSE4_2__)
+#  define FUSEDSL_DOUBLE_VECTORIZES 0
+#else
+#  define FUSEDSL_DOUBLE_VECTORIZES 1
+#endif
+
+/// 1 when the compile lets math functions skip errno (-fno-math-errno,
+/// -ffast-math): std::sqrt is then the instruction and vectorizes as it is.
+#if defined(__NO_MATH_ERRNO__)
+#  define FUSEDSL_NO_MATH_ERRNO 1
+#else
+#  define FUSEDSL_NO_MATH_ERRNO 0
+#endif
+
 /// 1 when the CUDA runtime is available: nvcc compiles this translation unit,
 /// or host code defines FUSEDSL_WITH_CUDART and links CUDA::cudart.
 #if defined(__CUDACC__) || defined(FUSEDSL_WITH_CUDART)

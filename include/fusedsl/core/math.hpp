@@ -83,7 +83,7 @@ namespace detail {
 /// vectorizes it (vector_math::double_vectorizes: x86-64 with SSE4.2, e.g.
 /// -march=native); the device pass of nvcc and every other type use the
 /// standard (or CUDA) math functions.
-#if defined(__CUDA_ARCH__)
+#if FUSEDSL_DEVICE_CODE
 template <class T>
 inline constexpr bool host_vector_math = false;
 #else
@@ -100,7 +100,7 @@ inline constexpr bool host_vector_math = std::is_same_v<T, float> ||
 /// emulation costs twice the scalar sqrt instruction, and a loop with it runs
 /// slower vectorized than the scalar loop with std::sqrt. Same bits in every
 /// case. double keeps std::sqrt.
-#if defined(__NO_MATH_ERRNO__) || defined(__CUDA_ARCH__)
+#if FUSEDSL_NO_MATH_ERRNO || FUSEDSL_DEVICE_CODE
 template <class T>
 inline constexpr bool simd_sqrt = false;
 template <class T>

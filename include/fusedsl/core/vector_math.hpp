@@ -57,11 +57,7 @@ namespace fusedsl::vector_math {
 /// every -march=native of the last decade have and the x86-64 baseline has
 /// not. Without it math.hpp keeps std:: for double, which is faster as
 /// scalar code than these. float vectorizes with the baseline (SSE2).
-#if defined(__x86_64__) && !defined(__SSE4_2__)
-inline constexpr bool double_vectorizes = false;
-#else
-inline constexpr bool double_vectorizes = true;
-#endif
+inline constexpr bool double_vectorizes = FUSEDSL_DOUBLE_VECTORIZES;
 
 namespace detail {
 
@@ -69,7 +65,7 @@ namespace detail {
 /// (FUSEDSL_VM_FMA, core/config.hpp), twice otherwise: for steps whose accuracy should not
 /// depend on whether the compiler contracts (g++ does not below -O2).
 FUSEDSL_VM_INLINE float mul_add(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
+#if FUSEDSL_DEVICE_CODE
   return __fmaf_rn(a, b, c);
 #elif FUSEDSL_VM_FMA
   return __builtin_fmaf(a, b, c);

@@ -9,16 +9,16 @@
 #include <cstdint>      // std::int64_t, std::uintptr_t
 #include <type_traits>  // std::is_same_v
 
-#if defined(__AVX__)
-#  include <immintrin.h>  // _mm256_stream_si256, _mm256_loadu_si256, _mm_sfence
-#elif defined(__SSE2__)
-#  include <emmintrin.h>  // _mm_stream_si128, _mm_loadu_si128, _mm_sfence
-#endif
-
 #include <fusedsl/backend/cpu/chunks.hpp>    // chunk
 #include <fusedsl/backend/cpu/indexing.hpp>  // innermost
-#include <fusedsl/core/config.hpp>           // FUSEDSL_FORCEINLINE
+#include <fusedsl/core/config.hpp>           // FUSEDSL_FORCEINLINE, FUSEDSL_HOST_AVX, FUSEDSL_HOST_SSE2
 #include <fusedsl/runtime/nodes.hpp>         // node_runtime
+
+#if FUSEDSL_HOST_AVX
+#  include <immintrin.h>  // _mm256_stream_si256, _mm256_loadu_si256, _mm_sfence
+#elif FUSEDSL_HOST_SSE2
+#  include <emmintrin.h>  // _mm_stream_si128, _mm_loadu_si128, _mm_sfence
+#endif
 
 namespace fusedsl::cpu_detail {
 
@@ -30,12 +30,12 @@ using detail::node_runtime;
 /// streaming saves a fifth of the traffic of exp(a) * b + c.
 inline constexpr std::int64_t streaming_bytes = std::int64_t{16} << 20;
 
-#if defined(__SSE2__)
+#if FUSEDSL_HOST_SSE2
 /// Bytes of one non-temporal store: 32 where the compile targets AVX
 /// (-march=native, -mavx2), else 16; the AVX2 target clone is compiled from
 /// the baseline's preprocessed text, so it stores 16. (32-byte stores make
 /// `exp(a) * b + c` a little faster than 16-byte ones; bench/RESULTS.md.)
-#  if defined(__AVX__)
+#  if FUSEDSL_HOST_AVX
 inline constexpr std::size_t stream_bytes = 32;
 #  else
 inline constexpr std::size_t stream_bytes = 16;
@@ -44,7 +44,7 @@ inline constexpr std::size_t stream_bytes = 16;
 /// One non-temporal store of `stream_bytes` from `from` (any alignment) to
 /// `to` (aligned to `stream_bytes`).
 FUSEDSL_FORCEINLINE void stream_store(void* to, const void* from) {
-#  if defined(__AVX__)
+#  if FUSEDSL_HOST_AVX
   _mm256_stream_si256(static_cast<__m256i*>(to), _mm256_loadu_si256(static_cast<const __m256i*>(from)));
 #  else
   _mm_stream_si128(static_cast<__m128i*>(to), _mm_loadu_si128(static_cast<const __m128i*>(from)));
@@ -57,7 +57,7 @@ FUSEDSL_FORCEINLINE void stream_store(void* to, const void* from) {
 /// fences once it is done).
 template <class Out, class V>
 FUSEDSL_FORCEINLINE void store_chunk(Out* out, const V* values, std::int64_t n, bool stream) {
-#if defined(__SSE2__)
+#if FUSEDSL_HOST_SSE2
   if constexpr (stream_bytes % sizeof(Out) == 0) {
     if (stream) {
       alignas(64) Out converted[chunk];
@@ -84,7 +84,7 @@ FUSEDSL_FORCEINLINE void store_chunk(Out* out, const V* values, std::int64_t n, 
 /// the stores to reach memory (one per tile of 8192 elements slows
 /// `exp(a) * b + c` measurably; bench/RESULTS.md).
 inline void fence_streaming_stores() {
-#if defined(__SSE2__)
+#if FUSEDSL_HOST_SSE2
   _mm_sfence();
 #endif
 }
