@@ -47,27 +47,67 @@ measurement one_in_one_out(harness& h, const P& prog, X x, Y y, const fx::shape&
 
 // ---------------------------------------------------------------- pointwise
 
-struct exp_family {
-  using types = type_list<float, double>;  ///< the element types it is built for
-  static constexpr const char* name = "exp";
+/// A pointwise function of one vector, `Op::apply(x)` (Op: name, types, ops, apply).
+template <class Op>
+struct unary_family {
+  using types = typename Op::types;
+  static constexpr const char* name = Op::name;
   template <class T>
   static measurement run(const workload& w, harness& h) {
     constexpr fx::in<"x", T, 1> x;
     constexpr fx::out<"y", T, 1> y;
-    constexpr fx::program prog{y = fx::exp(x)};
-    return one_in_one_out<T>(h, prog, x, y, {flat_size(w)}, {flat_size(w)}, 1);
+    constexpr fx::program prog{y = Op::apply(x)};
+    return one_in_one_out<T>(h, prog, x, y, {flat_size(w)}, {flat_size(w)}, Op::ops);
   }
 };
-
-struct gelu_family {
-  using types = type_list<float>;
+/// What an Op of unary_family declares besides its name and `apply`: the roundings
+/// compared (compare) and the element types it is built for.
+template <int Ops, class Types = type_list<float>>
+struct unary_op {
+  using types = Types;
+  static constexpr int ops = Ops;
+};
+struct exp_op : unary_op<1, type_list<float, double>> {
+  static constexpr const char* name = "exp";
+  static constexpr auto apply(const auto& x) { return fx::exp(x); }
+};
+struct gelu_op : unary_op<2, type_list<float, fx::bfloat16>> {
   static constexpr const char* name = "gelu";
+  static constexpr auto apply(const auto& x) { return fx::gelu(x); }
+};
+struct tanh_op : unary_op<2> {
+  static constexpr const char* name = "tanh";
+  static constexpr auto apply(const auto& x) { return fx::tanh(x); }
+};
+struct sigmoid_op : unary_op<2> {
+  static constexpr const char* name = "sigmoid";
+  static constexpr auto apply(const auto& x) { return fx::sigmoid(x); }
+};
+struct erf_op : unary_op<2, type_list<float, double>> {
+  static constexpr const char* name = "erf";
+  static constexpr auto apply(const auto& x) { return fx::erf(x); }
+};
+struct log_op : unary_op<2> {  // of |x| + 1, so that every input has a finite log
+  static constexpr const char* name = "log";
+  static constexpr auto apply(const auto& x) { return fx::log(fx::abs(x) + 1); }
+};
+
+/// x + c with c a column vector [rows, 1] (broadcast along the columns).
+struct add_col_family {
+  using types = type_list<float>;
+  static constexpr const char* name = "add_col";
   template <class T>
   static measurement run(const workload& w, harness& h) {
-    constexpr fx::in<"x", T, 1> x;
-    constexpr fx::out<"y", T, 1> y;
-    constexpr fx::program prog{y = fx::gelu(x)};
-    return one_in_one_out<T>(h, prog, x, y, {flat_size(w)}, {flat_size(w)}, 2);
+    constexpr fx::in<"x", T, 2> x;
+    constexpr fx::in<"c", T, 2> c;
+    constexpr fx::out<"y", T, 2> y;
+    constexpr fx::program prog{y = x + c};
+    const fx::shape s = matrix_shape(w);
+    const auto a = random_input<T>(s, h), column = random_input<T>({s[0], 1}, h);
+    fx::tensor<T> out(s), expected(s);
+    return h.measure((2 * s.numel() + s[0]) * sizeof(T),
+                     [&](auto target) { prog.run(target, x(a), c(column), y(out)); },
+                     [&] { fx::run_reference(prog, x(a), c(column), y(expected)); }, {compare(out, expected, 1)});
   }
 };
 
@@ -132,60 +172,70 @@ struct int_chain_family {
 
 // ---------------------------------------------------------------- rows
 
-struct softmax_family {
-  using types = type_list<float, fx::bfloat16>;
+/// A function of one matrix `x` [rows, columns] (Op: name, types, ops, apply, and `kind`:
+/// `same` writes a matrix, `rows` a vector of the rows, `columns` a vector of the columns).
+enum class output_kind { same, rows, columns };
+template <class Op>
+struct matrix_family {
+  using types = typename Op::types;
+  static constexpr const char* name = Op::name;
+  template <class T>
+  static measurement run(const workload& w, harness& h) {
+    constexpr int rank = Op::kind == output_kind::same ? 2 : 1;
+    constexpr fx::in<"x", T, 2> x;
+    constexpr fx::out<"y", T, rank> y;
+    constexpr fx::program prog{y = Op::apply(x)};
+    const fx::shape s = matrix_shape(w);
+    const std::int64_t reduced = Op::kind == output_kind::columns ? s[0] : s[1];
+    const fx::shape out = Op::kind == output_kind::same   ? s
+                          : Op::kind == output_kind::rows ? fx::shape{s[0]}
+                                                          : fx::shape{s[1]};
+    return one_in_one_out<T>(h, prog, x, y, s, out, Op::ops, reduced, Op::sums ? sum_magnitude(reduced) : 1.0);
+  }
+};
+/// What an Op of matrix_family declares besides its name and `apply`: the output's kind,
+/// the roundings compared (compare), whether it is a plain sum (compared relative to its
+/// partial sums), the element types it is built for.
+template <output_kind Kind, int Ops, bool Sums = false, class Types = type_list<float>>
+struct matrix_op {
+  using types = Types;
+  static constexpr output_kind kind = Kind;
+  static constexpr int ops = Ops;
+  static constexpr bool sums = Sums;
+};
+struct softmax_op : matrix_op<output_kind::same, 4, false, type_list<float, fx::bfloat16>> {
   static constexpr const char* name = "softmax";
-  template <class T>
-  static measurement run(const workload& w, harness& h) {
-    constexpr fx::in<"x", T, 2> x;
-    constexpr fx::out<"y", T, 2> y;
-    constexpr fx::program prog{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
-                                   fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
-    const fx::shape s = matrix_shape(w);
-    return one_in_one_out<T>(h, prog, x, y, s, s, 4, s[1]);
+  static constexpr auto apply(const auto& x) {
+    return fx::exp(x - fx::max(x, fx::axis<1>)) / fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>);
   }
 };
-
-/// log_softmax written with logsumexp.
-struct log_softmax_family {
-  using types = type_list<float>;
+struct log_softmax_op : matrix_op<output_kind::same, 4> {  // written with logsumexp
   static constexpr const char* name = "log_softmax";
-  template <class T>
-  static measurement run(const workload& w, harness& h) {
-    constexpr fx::in<"x", T, 2> x;
-    constexpr fx::out<"y", T, 2> y;
-    constexpr fx::program prog{y = x - fx::logsumexp(x, fx::axis<1>)};
-    const fx::shape s = matrix_shape(w);
-    return one_in_one_out<T>(h, prog, x, y, s, s, 4, s[1]);
-  }
+  static constexpr auto apply(const auto& x) { return x - fx::logsumexp(x, fx::axis<1>); }
 };
-
-/// logsumexp of each row, into a vector.
-struct logsumexp_family {
-  using types = type_list<float>;
+struct logsumexp_op : matrix_op<output_kind::rows, 4> {
   static constexpr const char* name = "logsumexp";
-  template <class T>
-  static measurement run(const workload& w, harness& h) {
-    constexpr fx::in<"x", T, 2> x;
-    constexpr fx::out<"s", T, 1> s;
-    constexpr fx::program prog{s = fx::logsumexp(x, fx::axis<1>, fx::drop_axes)};
-    const fx::shape sh = matrix_shape(w);
-    return one_in_one_out<T>(h, prog, x, s, sh, {sh[0]}, 4, sh[1]);
-  }
+  static constexpr auto apply(const auto& x) { return fx::logsumexp(x, fx::axis<1>, fx::drop_axes); }
 };
-
-/// Sum of each row, into a vector.
-struct row_sum_family {
-  using types = type_list<float>;
+struct row_sum_op : matrix_op<output_kind::rows, 1, true> {
   static constexpr const char* name = "row_sum";
-  template <class T>
-  static measurement run(const workload& w, harness& h) {
-    constexpr fx::in<"x", T, 2> x;
-    constexpr fx::out<"s", T, 1> s;
-    constexpr fx::program prog{s = fx::sum(x, fx::axis<1>, fx::drop_axes)};
-    const fx::shape sh = matrix_shape(w);
-    return one_in_one_out<T>(h, prog, x, s, sh, {sh[0]}, 1, sh[1], sum_magnitude(sh[1]));
-  }
+  static constexpr auto apply(const auto& x) { return fx::sum(x, fx::axis<1>, fx::drop_axes); }
+};
+struct column_sum_op : matrix_op<output_kind::columns, 1, true> {
+  static constexpr const char* name = "column_sum";
+  static constexpr auto apply(const auto& x) { return fx::sum(x, fx::axis<0>, fx::drop_axes); }
+};
+struct column_mean_op : matrix_op<output_kind::columns, 1> {
+  static constexpr const char* name = "column_mean";
+  static constexpr auto apply(const auto& x) { return fx::mean(x, fx::axis<0>, fx::drop_axes); }
+};
+struct column_var_op : matrix_op<output_kind::columns, 4> {  // correction 0
+  static constexpr const char* name = "column_var";
+  static constexpr auto apply(const auto& x) { return fx::var(x, fx::axis<0>, fx::correction{0}, fx::drop_axes); }
+};
+struct column_center_op : matrix_op<output_kind::same, 2> {  // each column minus its mean
+  static constexpr const char* name = "column_center";
+  static constexpr auto apply(const auto& x) { return x - fx::mean(x, fx::axis<0>); }
 };
 
 /// Layer normalization with weight and bias.
@@ -232,34 +282,6 @@ struct rmsnorm_family {
 
 // ---------------------------------------------------------------- columns, full, several outputs, in place
 
-/// Sum of each column, into a vector.
-struct column_sum_family {
-  using types = type_list<float>;
-  static constexpr const char* name = "column_sum";
-  template <class T>
-  static measurement run(const workload& w, harness& h) {
-    constexpr fx::in<"x", T, 2> x;
-    constexpr fx::out<"s", T, 1> s;
-    constexpr fx::program prog{s = fx::sum(x, fx::axis<0>, fx::drop_axes)};
-    const fx::shape sh = matrix_shape(w);
-    return one_in_one_out<T>(h, prog, x, s, sh, {sh[1]}, 1, sh[0], sum_magnitude(sh[0]));
-  }
-};
-
-/// Mean of each column, into a vector.
-struct column_mean_family {
-  using types = type_list<float>;
-  static constexpr const char* name = "column_mean";
-  template <class T>
-  static measurement run(const workload& w, harness& h) {
-    constexpr fx::in<"x", T, 2> x;
-    constexpr fx::out<"s", T, 1> s;
-    constexpr fx::program prog{s = fx::mean(x, fx::axis<0>, fx::drop_axes)};
-    const fx::shape sh = matrix_shape(w);
-    return one_in_one_out<T>(h, prog, x, s, sh, {sh[1]}, 1, sh[0]);
-  }
-};
-
 /// The sum of every element.
 struct full_sum_family {
   using types = type_list<float>;
@@ -271,6 +293,87 @@ struct full_sum_family {
     constexpr fx::program prog{s = fx::sum(x, fx::axis<0>, fx::drop_axes)};
     const std::int64_t n = flat_size(w);
     return one_in_one_out<T>(h, prog, x, s, {n}, fx::shape{}, 1, n, sum_magnitude(n));
+  }
+};
+
+/// softmax(where(mask, x * 0.125, -inf)) over the rows, with a bool mask tensor.
+struct masked_softmax_family {
+  using types = type_list<float, fx::bfloat16>;
+  static constexpr const char* name = "masked_softmax";
+  template <class T>
+  static measurement run(const workload& w, harness& h) {
+    constexpr fx::in<"x", T, 2> x;
+    constexpr fx::in<"m", bool, 2> m;
+    constexpr fx::out<"y", T, 2> y;
+    constexpr auto t = fx::where(m, x * 0.125f, -INFINITY);
+    constexpr fx::program prog{y = fx::exp(t - fx::max(t, fx::axis<1>)) /
+                                   fx::sum(fx::exp(t - fx::max(t, fx::axis<1>)), fx::axis<1>)};
+    const fx::shape s = matrix_shape(w);
+    const auto a = random_input<T>(s, h);
+    const auto mask = random_tensor<bool>(s, h.next_seed(), 0, 2);
+    fx::tensor<T> out(s), expected(s);
+    return h.measure(
+        s.numel() * (2 * sizeof(T) + 1), [&](auto target) { prog.run(target, x(a), m(mask), y(out)); },
+        [&] { fx::run_reference(prog, x(a), m(mask), y(expected)); }, {compare(out, expected, 5, s[1])});
+  }
+};
+
+/// Variance (correction 1, as torch.var_mean) and mean of each row: two outputs.
+struct var_mean_family {
+  using types = type_list<float>;
+  static constexpr const char* name = "var_mean";
+  template <class T>
+  static measurement run(const workload& w, harness& h) {
+    constexpr fx::in<"x", T, 2> x;
+    constexpr fx::out<"v", T, 1> v;
+    constexpr fx::out<"m", T, 1> m;
+    constexpr fx::program prog{v = fx::var(x, fx::axis<1>, fx::drop_axes), m = fx::mean(x, fx::axis<1>, fx::drop_axes)};
+    const fx::shape s = matrix_shape(w);
+    const auto a = random_input<T>(s, h);
+    fx::tensor<T> ov({s[0]}), om({s[0]}), ev({s[0]}), em({s[0]});
+    return h.measure((s.numel() + 2 * s[0]) * sizeof(T), [&](auto target) { prog.run(target, x(a), v(ov), m(om)); },
+                     [&] { fx::run_reference(prog, x(a), v(ev), m(em)); },
+                     {compare(ov, ev, 4, s[1]), compare(om, em, 1, s[1])});
+  }
+};
+
+/// The position of each row's largest element (int64).
+struct argmax_family {
+  using types = type_list<float>;
+  static constexpr const char* name = "argmax";
+  template <class T>
+  static measurement run(const workload& w, harness& h) {
+    constexpr fx::in<"x", T, 2> x;
+    constexpr fx::out<"i", std::int64_t, 1> i;
+    constexpr fx::program prog{i = fx::argmax(x, fx::axis<1>, fx::drop_axes)};
+    const fx::shape s = matrix_shape(w);
+    const auto a = random_input<T>(s, h);
+    fx::tensor<std::int64_t> out({s[0]}), expected({s[0]});
+    return h.measure(
+        s.numel() * sizeof(T) + s[0] * 8, [&](auto target) { prog.run(target, x(a), i(out)); },
+        [&] { fx::run_reference(prog, x(a), i(expected)); }, {compare(out, expected, 1)});
+  }
+};
+
+/// Residual add, then RMS normalization with weight: writes the sum and the norm.
+struct add_rmsnorm_family {
+  using types = type_list<float, fx::bfloat16>;
+  static constexpr const char* name = "add_rmsnorm";
+  template <class T>
+  static measurement run(const workload& w, harness& h) {
+    constexpr fx::in<"x", T, 2> x;
+    constexpr fx::in<"r", T, 2> r;
+    constexpr fx::in<"w", T, 1> wt;
+    constexpr fx::out<"s", T, 2> s;
+    constexpr fx::out<"y", T, 2> y;
+    constexpr fx::program prog{s = x + r, y = s * fx::rsqrt(fx::mean(s * s, fx::axis<1>) + 1e-6f) * wt};
+    const fx::shape sh = matrix_shape(w);
+    const auto a = random_input<T>(sh, h), res = random_input<T>(sh, h), weight = random_input<T>({sh[1]}, h);
+    fx::tensor<T> os(sh), oy(sh), es(sh), ey(sh);
+    return h.measure((4 * sh.numel() + sh[1]) * sizeof(T),
+                     [&](auto target) { prog.run(target, x(a), r(res), wt(weight), s(os), y(oy)); },
+                     [&] { fx::run_reference(prog, x(a), r(res), wt(weight), s(es), y(ey)); },
+                     {compare(os, es, 1), compare(oy, ey, 6, sh[1])});
   }
 };
 
@@ -324,8 +427,12 @@ struct adam_family {
 
 /// Every family, for the harness's table of names.
 using all_families =
-    type_list<exp_family, gelu_family, add_row_family, where_mask_family, int_chain_family, softmax_family,
-              log_softmax_family, logsumexp_family, row_sum_family, layernorm_family, rmsnorm_family, column_sum_family,
-              column_mean_family, full_sum_family, horizontal_family, adam_family>;
+    type_list<unary_family<exp_op>, unary_family<gelu_op>, unary_family<tanh_op>, unary_family<sigmoid_op>,
+              unary_family<erf_op>, unary_family<log_op>, add_row_family, add_col_family, where_mask_family,
+              int_chain_family, matrix_family<softmax_op>, matrix_family<log_softmax_op>, matrix_family<logsumexp_op>,
+              matrix_family<row_sum_op>, layernorm_family, rmsnorm_family, matrix_family<column_sum_op>,
+              matrix_family<column_mean_op>, matrix_family<column_var_op>, matrix_family<column_center_op>,
+              masked_softmax_family, var_mean_family, argmax_family, add_rmsnorm_family, full_sum_family,
+              horizontal_family, adam_family>;
 
 }  // namespace matrix
