@@ -31,18 +31,31 @@ inline fx::shape matrix_shape(const workload& w) {
 /// The elements of a workload as one vector.
 inline std::int64_t flat_size(const workload& w) { return matrix_shape(w).numel(); }
 
-/// A family with one input `x` of shape `in` and one output `y` of shape `out`: fresh
-/// inputs, the fused run, the oracle, compared with `ops` roundings over `reduced`
-/// elements (compare), the bytes of reading x and writing y once.
-template <class T, class P, class X, class Y>
-measurement one_in_one_out(harness& h, const P& prog, X x, Y y, const fx::shape& in, const fx::shape& out, int ops,
-                           std::int64_t reduced = 1, double magnitude = 1) {
-  const auto a = random_input<T>(in, h);
-  fx::tensor<T> result(out), expected(out);
-  return h.measure((in.numel() + out.numel()) * static_cast<std::int64_t>(sizeof(T)),
-                   [&](auto target) { prog.run(target, x(a), y(result)); },
-                   [&] { fx::run_reference(prog, x(a), y(expected)); },
-                   {compare(result, expected, ops, reduced, magnitude)});
+/// How an output is compared with the oracle's (compare): `ops` roundings over `reduced`
+/// elements, relative to the larger of |expected| and `magnitude`.
+struct tolerance_of {
+  int ops = 1;
+  std::int64_t reduced = 1;
+  double magnitude = 1;
+};
+
+/// Bytes of the tensor a binding views.
+template <class P, class U>
+std::int64_t bytes_of(const fx::tensor_binding<P, U>& b) {
+  return b.view.numel() * static_cast<std::int64_t>(sizeof(U));
+}
+
+/// A family with one output `y` (element type U, shape `out`) of the tensors bound in
+/// `inputs`: the fused run and the oracle, compared within `tol`; the bytes are every
+/// input read once and the output written once.
+template <class U, class P, class Y, class... Inputs>
+measurement one_output(harness& h, const P& prog, Y y, const fx::shape& out, tolerance_of tol,
+                       const Inputs&... inputs) {
+  fx::tensor<U> result(out), expected(out);
+  const std::int64_t out_bytes = out.numel() * static_cast<std::int64_t>(sizeof(U));
+  return h.measure((bytes_of(inputs) + ... + out_bytes), [&](auto target) { prog.run(target, inputs..., y(result)); },
+                   [&] { fx::run_reference(prog, inputs..., y(expected)); },
+                   {compare(result, expected, tol.ops, tol.reduced, tol.magnitude)});
 }
 
 // ---------------------------------------------------------------- pointwise
@@ -57,7 +70,8 @@ struct unary_family {
     constexpr fx::in<"x", T, 1> x;
     constexpr fx::out<"y", T, 1> y;
     constexpr fx::program prog{y = Op::apply(x)};
-    return one_in_one_out<T>(h, prog, x, y, {flat_size(w)}, {flat_size(w)}, Op::ops);
+    const auto a = random_input<T>({flat_size(w)}, h);
+    return one_output<T>(h, prog, y, a.sizes(), {Op::ops}, x(a));
   }
 };
 /// What an Op of unary_family declares besides its name and `apply`: the roundings
@@ -104,10 +118,7 @@ struct add_col_family {
     constexpr fx::program prog{y = x + c};
     const fx::shape s = matrix_shape(w);
     const auto a = random_input<T>(s, h), column = random_input<T>({s[0], 1}, h);
-    fx::tensor<T> out(s), expected(s);
-    return h.measure((2 * s.numel() + s[0]) * sizeof(T),
-                     [&](auto target) { prog.run(target, x(a), c(column), y(out)); },
-                     [&] { fx::run_reference(prog, x(a), c(column), y(expected)); }, {compare(out, expected, 1)});
+    return one_output<T>(h, prog, y, s, {1}, x(a), c(column));
   }
 };
 
@@ -123,9 +134,7 @@ struct add_row_family {
     constexpr fx::program prog{y = x + b};
     const fx::shape s = matrix_shape(w);
     const auto a = random_input<T>(s, h), bias = random_input<T>({s[1]}, h);
-    fx::tensor<T> out(s), expected(s);
-    return h.measure((2 * s.numel() + s[1]) * sizeof(T), [&](auto target) { prog.run(target, x(a), b(bias), y(out)); },
-                     [&] { fx::run_reference(prog, x(a), b(bias), y(expected)); }, {compare(out, expected, 1)});
+    return one_output<T>(h, prog, y, s, {1}, x(a), b(bias));
   }
 };
 
@@ -142,10 +151,7 @@ struct where_mask_family {
     const fx::shape s = matrix_shape(w);
     const auto a = random_input<T>(s, h);
     const auto mask = random_tensor<bool>(s, h.next_seed(), 0, 2);
-    fx::tensor<T> out(s), expected(s);
-    return h.measure(
-        s.numel() * (2 * sizeof(T) + 1), [&](auto target) { prog.run(target, x(a), m(mask), y(out)); },
-        [&] { fx::run_reference(prog, x(a), m(mask), y(expected)); }, {compare(out, expected, 1)});
+    return one_output<T>(h, prog, y, s, {1}, x(a), m(mask));
   }
 };
 
@@ -163,10 +169,7 @@ struct int_chain_family {
     const std::int64_t n = flat_size(w);
     const auto a = random_input<T>({n}, h), b = random_input<T>({n}, h);
     const auto c = random_input<std::int32_t>({n}, h);
-    fx::tensor<std::int64_t> out({n}), expected({n});
-    return h.measure(
-        n * (2 * sizeof(T) + 4 + 8), [&](auto target) { prog.run(target, x(a), y(b), z(c), r(out)); },
-        [&] { fx::run_reference(prog, x(a), y(b), z(c), r(expected)); }, {compare(out, expected, 1)});
+    return one_output<std::int64_t>(h, prog, r, {n}, {1}, x(a), y(b), z(c));
   }
 };
 
@@ -190,7 +193,8 @@ struct matrix_family {
     const fx::shape out = Op::kind == output_kind::same   ? s
                           : Op::kind == output_kind::rows ? fx::shape{s[0]}
                                                           : fx::shape{s[1]};
-    return one_in_one_out<T>(h, prog, x, y, s, out, Op::ops, reduced, Op::sums ? sum_magnitude(reduced) : 1.0);
+    const auto a = random_input<T>(s, h);
+    return one_output<T>(h, prog, y, out, {Op::ops, reduced, Op::sums ? sum_magnitude(reduced) : 1.0}, x(a));
   }
 };
 /// What an Op of matrix_family declares besides its name and `apply`: the output's kind,
@@ -252,11 +256,7 @@ struct layernorm_family {
         y = (x - fx::mean(x, fx::axis<1>)) * fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f) * wt + b};
     const fx::shape s = matrix_shape(w);
     const auto a = random_input<T>(s, h), weight = random_input<T>({s[1]}, h), bias = random_input<T>({s[1]}, h);
-    fx::tensor<T> out(s), expected(s);
-    return h.measure((2 * s.numel() + 2 * s[1]) * sizeof(T),
-                     [&](auto target) { prog.run(target, x(a), wt(weight), b(bias), y(out)); },
-                     [&] { fx::run_reference(prog, x(a), wt(weight), b(bias), y(expected)); },
-                     {compare(out, expected, 8, s[1])});
+    return one_output<T>(h, prog, y, s, {8, s[1]}, x(a), wt(weight), b(bias));
   }
 };
 
@@ -272,11 +272,7 @@ struct rmsnorm_family {
     constexpr fx::program prog{y = x * fx::rsqrt(fx::mean(x * x, fx::axis<1>) + 1e-6f) * wt};
     const fx::shape s = matrix_shape(w);
     const auto a = random_input<T>(s, h), weight = random_input<T>({s[1]}, h);
-    fx::tensor<T> out(s), expected(s);
-    return h.measure((2 * s.numel() + s[1]) * sizeof(T),
-                     [&](auto target) { prog.run(target, x(a), wt(weight), y(out)); },
-                     [&] { fx::run_reference(prog, x(a), wt(weight), y(expected)); },
-                     {compare(out, expected, 6, s[1])});
+    return one_output<T>(h, prog, y, s, {6, s[1]}, x(a), wt(weight));
   }
 };
 
@@ -292,7 +288,8 @@ struct full_sum_family {
     constexpr fx::out<"s", T, 0> s;
     constexpr fx::program prog{s = fx::sum(x, fx::axis<0>, fx::drop_axes)};
     const std::int64_t n = flat_size(w);
-    return one_in_one_out<T>(h, prog, x, s, {n}, fx::shape{}, 1, n, sum_magnitude(n));
+    const auto a = random_input<T>({n}, h);
+    return one_output<T>(h, prog, s, fx::shape{}, {1, n, sum_magnitude(n)}, x(a));
   }
 };
 
@@ -311,10 +308,7 @@ struct masked_softmax_family {
     const fx::shape s = matrix_shape(w);
     const auto a = random_input<T>(s, h);
     const auto mask = random_tensor<bool>(s, h.next_seed(), 0, 2);
-    fx::tensor<T> out(s), expected(s);
-    return h.measure(
-        s.numel() * (2 * sizeof(T) + 1), [&](auto target) { prog.run(target, x(a), m(mask), y(out)); },
-        [&] { fx::run_reference(prog, x(a), m(mask), y(expected)); }, {compare(out, expected, 5, s[1])});
+    return one_output<T>(h, prog, y, s, {5, s[1]}, x(a), m(mask));
   }
 };
 
@@ -348,10 +342,7 @@ struct argmax_family {
     constexpr fx::program prog{i = fx::argmax(x, fx::axis<1>, fx::drop_axes)};
     const fx::shape s = matrix_shape(w);
     const auto a = random_input<T>(s, h);
-    fx::tensor<std::int64_t> out({s[0]}), expected({s[0]});
-    return h.measure(
-        s.numel() * sizeof(T) + s[0] * 8, [&](auto target) { prog.run(target, x(a), i(out)); },
-        [&] { fx::run_reference(prog, x(a), i(expected)); }, {compare(out, expected, 1)});
+    return one_output<std::int64_t>(h, prog, i, {s[0]}, {1}, x(a));
   }
 };
 
