@@ -1,0 +1,13 @@
+// bench_matrix_cuda: the performance matrix on a CUDA device (bench/matrix/README.md),
+// from the same workload list and families as bench_matrix_cpu, timed as peers.py times
+// torch (cuda_harness.hpp). Exits 1 if any check fails.
+//
+//   bench_matrix_cuda [--quick] [--check] [--family NAME] [--reps N] [--list FILE] [--tsv FILE]
+#include "cuda_harness.hpp"  // cuda_harness
+#include "driver.hpp"        // run_matrix
+
+int main(int argc, char** argv) {
+  return matrix::run_matrix<matrix::cuda_harness>(argc, argv, "bench_matrix_cuda", [](bool check_only, int reps) {
+    return matrix::cuda_harness(check_only, reps > 0 ? reps : 100);
+  });
+}
