@@ -29,6 +29,7 @@
 #include <fusedsl/program/program.hpp>         // program
 #include <fusedsl/runtime/describe_nodes.hpp>  // call_state, describe, find_node_entry
 #include <fusedsl/runtime/kernel_class.hpp>    // kernel_class, solo_class, shape_of_group
+#include <fusedsl/runtime/merge_axes.hpp>      // merge_axes
 #include <fusedsl/runtime/nodes.hpp>           // node_runtime, node_expression
 #include <fusedsl/runtime/run_program.hpp>     // run_program
 #include <fusedsl/runtime/target.hpp>          // cpu_target
@@ -331,6 +332,20 @@ inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& me
   }
 }
 
+/// Merges the axes of the space that pointwise nodes `which` share (merge_axes) in
+/// every node's leaves and output.
+inline void merge_pointwise_axes(std::vector<detail::node_runtime>& nodes, const std::vector<int>& which) {
+  std::vector<shape*> strides;
+  for (int m : which) {
+    detail::node_runtime& n = nodes[static_cast<std::size_t>(m)];
+    for (address& a : n.leaves) strides.push_back(&a.strides);
+    strides.push_back(&n.out.strides);
+  }
+  shape space = nodes[static_cast<std::size_t>(which.front())].space;
+  detail::merge_axes(space, strides);
+  for (int m : which) nodes[static_cast<std::size_t>(m)].space = space;
+}
+
 /// Runs one group of the schedule.
 template <class P>
 void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, const group_schedule::group& g,
@@ -373,6 +388,13 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
     }
   }
   for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
+  // Pointwise nodes run over their space with its mergeable axes merged: a contiguous
+  // [N, 3] as one run of 3N elements, not N runs of 3 that cost a setup each. The nodes of
+  // a pointwise group share one space, so they merge together.
+  if (mode == group_mode::chunks_of_elements) merge_pointwise_axes(call.nodes, g.nodes);
+  else if (mode == group_mode::node_by_node)
+    for (int m : g.nodes)
+      if (!call.nodes[static_cast<std::size_t>(m)].reduction) merge_pointwise_axes(call.nodes, {m});
   // Outputs in memory that no node of the group reads may be written
   // around the cache: a line that the tile has just read (an in-place
   // update) or that a later node reads back is cheaper through the cache
