@@ -3,30 +3,28 @@
 // the oracle, then timed; one markdown table (and --tsv rows) of median ms, GB/s and % of
 // a parallel copy loop measured in the same run. Exits 1 if any check fails.
 //
-//   bench_matrix_cpu [--quick] [--check] [--family NAME] [--reps N] [--list FILE] [--tsv FILE]
+//   bench_matrix_cpu [--quick] [--check] [--family NAME] [--reps N] [--list FILE] [--tsv FILE] [--cells]
 //
-// Threads: OMP_NUM_THREADS (pin with taskset and OMP_PROC_BIND for fair comparisons).
-#include <string>  // std::to_string
-
-#include <omp.h>  // omp_get_max_threads
-
-#include "driver.hpp"   // run_matrix
+// Threads: OMP_NUM_THREADS (pin with taskset and OMP_PROC_BIND for fair comparisons). This
+// file compiles the pointwise families; cpu_reductions.cpp the row and column ones.
+#include "driver.hpp"   // run_matrix, run_family
 #include "harness.hpp"  // cpu_harness
 
-namespace {
+namespace matrix {
 
-/// The CPU harness, described by its thread count and build.
-struct cpu_matrix_harness : matrix::cpu_harness {
-  using cpu_harness::cpu_harness;
-  std::string describe() const {
-    return "the CPU, " + std::to_string(omp_get_max_threads()) + " threads, built " + FUSEDSL_MATRIX_BUILD;
-  }
-};
+/// The pointwise families on the CPU (driver.hpp's family_part).
+bool cpu_pointwise_part(const workload& w, cpu_harness* h, measurement& m) {
+  return run_family(w, h, m, pointwise_families{});
+}
+/// The row and column reductions on the CPU (cpu_reductions.cpp).
+bool cpu_reduction_part(const workload& w, cpu_harness* h, measurement& m);
 
-}  // namespace
+}  // namespace matrix
 
 int main(int argc, char** argv) {
-  return matrix::run_matrix<cpu_matrix_harness>(argc, argv, "bench_matrix_cpu", [](bool check_only, int reps) {
-    return cpu_matrix_harness(check_only, reps > 0 ? reps : 20);
-  });
+  return matrix::run_matrix<matrix::cpu_harness>(argc, argv, "bench_matrix_cpu",
+                                                 [](bool check_only, int reps) {
+                                                   return matrix::cpu_harness(check_only, reps > 0 ? reps : 20);
+                                                 },
+                                                 {&matrix::cpu_pointwise_part, &matrix::cpu_reduction_part});
 }

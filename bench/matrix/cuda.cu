@@ -6,8 +6,22 @@
 #include "cuda_harness.hpp"  // cuda_harness
 #include "driver.hpp"        // run_matrix
 
+namespace matrix {
+
+/// The pointwise families, then the row and column reductions, on CUDA (driver.hpp's family_part).
+bool cuda_pointwise_part(const workload& w, cuda_harness* h, measurement& m) {
+  return run_family(w, h, m, pointwise_families{});
+}
+bool cuda_reduction_part(const workload& w, cuda_harness* h, measurement& m) {
+  return run_family(w, h, m, reduction_families{});
+}
+
+}  // namespace matrix
+
 int main(int argc, char** argv) {
-  return matrix::run_matrix<matrix::cuda_harness>(argc, argv, "bench_matrix_cuda", [](bool check_only, int reps) {
-    return matrix::cuda_harness(check_only, reps > 0 ? reps : 100);
-  });
+  return matrix::run_matrix<matrix::cuda_harness>(argc, argv, "bench_matrix_cuda",
+                                                  [](bool check_only, int reps) {
+                                                    return matrix::cuda_harness(check_only, reps > 0 ? reps : 100);
+                                                  },
+                                                  {&matrix::cuda_pointwise_part, &matrix::cuda_reduction_part});
 }

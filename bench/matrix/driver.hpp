@@ -4,13 +4,14 @@
 /// before running anything, runs the cells through a harness, prints a markdown table
 /// and, with --tsv, writes the rows report.py reads.
 #pragma once
-#include <cstdio>     // std::printf, std::FILE
-#include <cstdlib>    // std::atoi
-#include <ctime>      // std::time, std::strftime
-#include <fstream>    // std::ifstream
-#include <sstream>    // std::stringstream
-#include <stdexcept>  // std::runtime_error
-#include <string>     // std::string
+#include <cstdio>            // std::printf, std::FILE
+#include <cstdlib>           // std::atoi
+#include <ctime>             // std::time, std::strftime
+#include <fstream>           // std::ifstream
+#include <initializer_list>  // std::initializer_list
+#include <sstream>           // std::stringstream
+#include <stdexcept>         // std::runtime_error
+#include <string>            // std::string
 
 #include "families.hpp"   // the families
 #include "harness.hpp"    // measurement, type_list
@@ -30,19 +31,34 @@ bool run_typed(const workload& w, H* h, measurement& m, type_list<T, Rest...>) {
   else return false;
 }
 
-/// The family the cell names, run (with no harness: only found); throws when there is
-/// no such family or element type.
+/// Runs cell `w` with `h` (with no harness: only looks) when one of `Families` is named
+/// by it, and says whether one is; throws when that family is not built for the cell's
+/// element type.
 template <class H, class F, class... Rest>
-measurement run_family(const workload& w, H* h, type_list<F, Rest...>) {
+bool run_family(const workload& w, H* h, measurement& m, type_list<F, Rest...>) {
   if (w.family == F::name) {
-    measurement m;
     if (!run_typed<F>(w, h, m, typename F::types{}))
       throw std::runtime_error("line " + std::to_string(w.line) + ": family " + w.family + " is not built for " +
                                w.dtype + " (add the type to its `types` in bench/matrix/families.hpp)");
-    return m;
+    return true;
   }
-  if constexpr (sizeof...(Rest) > 0) return run_family(w, h, type_list<Rest...>{});
-  else throw std::runtime_error("line " + std::to_string(w.line) + ": no family \"" + w.family + "\"");
+  if constexpr (sizeof...(Rest) > 0) return run_family(w, h, m, type_list<Rest...>{});
+  else return false;
+}
+
+/// A part of the families (families.hpp), compiled in a translation unit of its own:
+/// `run_family` over the part, for harness H.
+template <class H>
+using family_part = bool (*)(const workload& w, H* h, measurement& m);
+
+/// Runs cell `w` with `h` (with no harness: only looks) through the part that has its
+/// family; throws when none has it.
+template <class H>
+measurement run_cell(const workload& w, H* h, std::initializer_list<family_part<H>> parts) {
+  measurement m;
+  for (const family_part<H> part : parts)
+    if (part(w, h, m)) return m;
+  throw std::runtime_error("line " + std::to_string(w.line) + ": no family \"" + w.family + "\"");
 }
 
 /// The command line of a matrix benchmark.
@@ -79,10 +95,11 @@ inline options parse_options(int argc, char** argv) {
 
 /// The whole benchmark: `make(check_only, reps)` builds the harness H, which names its
 /// target (`target_name`, the list's backend tag), describes where it runs
-/// (`describe()`) and measures the copy bandwidth (`copy_gbs()`). Returns the exit code:
-/// 0 when every cell ran and matched, 1 on a mismatch, 2 on a bad list or command line.
+/// (`describe()`) and measures the copy bandwidth (`copy_gbs()`); `parts` run the
+/// families. Returns the exit code: 0 when every cell ran and matched, 1 on a mismatch,
+/// 2 on a bad list or command line.
 template <class H, class Make>
-int run_matrix(int argc, char** argv, const char* tool, Make make) {
+int run_matrix(int argc, char** argv, const char* tool, Make make, std::initializer_list<family_part<H>> parts) {
   options o;
   try {
     o = parse_options(argc, argv);
@@ -99,7 +116,7 @@ int run_matrix(int argc, char** argv, const char* tool, Make make) {
     std::stringstream text;
     text << in.rdbuf();
     const auto cells = parse_workloads(text.str(), o.list);
-    for (const workload& w : cells) run_family<H>(w, nullptr, all_families{});  // all runnable?
+    for (const workload& w : cells) run_cell<H>(w, nullptr, parts);  // all runnable?
     if (o.cells) {
       for (const workload& w : cells)
         std::printf("%s %s %s %s%s\n", w.family.c_str(), w.dtype.c_str(), w.shape_text().c_str(),
@@ -128,7 +145,7 @@ int run_matrix(int argc, char** argv, const char* tool, Make make) {
     for (const workload& w : cells) {
       if ((o.quick && !w.quick) || (!o.family.empty() && w.family != o.family) || !w.runs_on(H::target_name)) continue;
       h.start_cell();
-      const measurement m = run_family(w, &h, all_families{});
+      const measurement m = run_cell(w, &h, parts);
       ++ran;
       failures += m.error.ok ? 0 : 1;
       const double gbs = m.ms > 0 ? m.bytes / (m.ms * 1e6) : 0;

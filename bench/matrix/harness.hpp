@@ -16,7 +16,13 @@
 #include <type_traits>       // std::is_integral_v
 #include <vector>            // std::vector
 
+#include <omp.h>  // omp_get_max_threads
+
 #include <fusedsl/fusedsl.hpp>
+
+#ifndef FUSEDSL_MATRIX_BUILD
+#  define FUSEDSL_MATRIX_BUILD "as configured"  ///< how the benchmark was compiled, for its tables
+#endif
 
 namespace matrix {
 
@@ -196,6 +202,11 @@ class cpu_harness : public harness_base {
  public:
   using harness_base::harness_base;
   static constexpr const char* target_name = "cpu";
+
+  /// Where it runs: the thread count and the build (FUSEDSL_MATRIX_BUILD, set by CMake).
+  static std::string describe() {
+    return "the CPU, " + std::to_string(omp_get_max_threads()) + " threads, built " + FUSEDSL_MATRIX_BUILD;
+  }
 
   /// Runs `run(fx::cpu, place)` and `reference()` once and compares the outputs
   /// (`checks`), then times `run`: the median of `repetitions` runs after 3 warm-up runs.
