@@ -188,8 +188,6 @@ class harness_base {
   fx::tensor<T> input(const fx::shape& s) {
     return input_tensor<T>(s, ++seed_);
   }
-  /// Whether timing is skipped.
-  bool check_only() const { return check_only_; }
 
  protected:
   bool check_only_;
