@@ -1,7 +1,8 @@
 // Edge values through the fused CPU executor, against the oracle and hand values: NaN and
 // Inf through maximum/minimum, max/min/argmax/logsumexp reductions (long rows, so the lane
 // and chunk paths run, and fused with pointwise nodes), integer wrap-around, and division
-// with integer operands by zero (true division, as PyTorch: ±inf and NaN, never a trap).
+// with integer operands by zero (true division, as PyTorch: ±inf and NaN, never a trap);
+// regressions shrunk from the kernel fuzzer.
 #include <cmath>   // std::isnan, std::isinf
 #include <limits>  // std::numeric_limits
 
@@ -86,6 +87,44 @@ TEST_CASE_TEMPLATE("edge: integer arithmetic wraps around in the fused executor 
   // Sums of integers accumulate in i64 (torch.sum); the i64 sum of max values wraps.
   const auto total = check_against_oracle(fx::sum(a * 0 + hi), {1}, tolerance{0, 0}, a(ta));
   CHECK(total(0) == static_cast<std::int64_t>(static_cast<std::uint64_t>(hi) * 300u));
+}
+
+TEST_CASE("edge: an i32 intermediate wraps in i32 before abs, in the oracle as in the kernels") {
+  // Shrunk from fuzz program 19 of seed 14801551: |y - max(y)| overflows i32; the oracle
+  // computed it in i64 and wrapped only when storing, so |.| saw the unwrapped difference.
+  constexpr fx::in<"a", std::int32_t, 1> a;
+  constexpr fx::in<"b", std::int32_t, 1> b;
+  const auto ta = make_tensor<std::int32_t>({3}, {-2000000000, 2000000000, 5});
+  const auto tb = make_tensor<std::int32_t>({3}, {2000000000, 0, -2147483648.0});
+  const auto d = check_against_oracle(fx::abs(a - b), {3}, tolerance{0, 0}, a(ta), b(tb));
+  CHECK(d(0) == 294967296);   // -4e9 wraps to 294967296
+  CHECK(d(1) == 2000000000);  // in range
+  CHECK(d(2) == 2147483643);  // 5 + 2^31 wraps to -2^31 + 5
+  const auto r = check_against_oracle(fx::abs(a - fx::max(b, fx::axis<0>)), {3}, tolerance{0, 0}, a(ta), b(tb));
+  CHECK(r(0) == 294967296);
+}
+
+TEST_CASE("edge: two constant-only subexpressions in one loop keep their own values") {
+  // Shrunk from fuzz program 63 of seed 14801551: the CPU loop held both `abs(-1.5) + 1` and
+  // `abs(2.0) + 1` (no leaves, so the same slot) and divided by 2.5 twice.
+  constexpr fx::in<"x", double, 3> x;
+  constexpr fx::local<"t", double, 3> t;
+  constexpr fx::out<"y", double, 3> y;
+  constexpr fx::out<"r", double, 2> r;
+  const auto tx = random_tensor<double>({3, 13, 1}, 3010, -2.0, 2.0);
+  const auto q =
+      check_against_oracle((x / (fx::abs(-1.5) + 1)) / (fx::abs(2.0) + 1), {3, 13, 1}, tolerance{0, 0}, x(tx));
+  CHECK(q.data()[5] == tx.data()[5] / 2.5 / 3.0);
+  // Also as a kernel-local value fused into a column logsumexp (loop reordering) and
+  // beside a reduction result (a held subexpression with leaves next to a constant one).
+  const fx::program prog{t = (x / (fx::abs(-1.5) + 1)) / (fx::abs(2.0) + 1),
+                         r = fx::logsumexp(t, fx::axis<0>, fx::drop_axes),
+                         y = x * (fx::abs(-2.0) + 1) + (fx::mean(x, fx::axis<0>) + 1) * (fx::abs(3.0) + 1)};
+  fx::tensor<double> ar({13, 1}), br({13, 1}), ay({3, 13, 1}), by({3, 13, 1});
+  prog.run(fx::cpu, x(tx), r(ar), y(ay));
+  fx::run_reference(prog, x(tx), r(br), y(by));
+  FUSEDSL_CHECK_CLOSE(ar.view(), br.view(), (tolerance{1e-12, 1e-12}));
+  FUSEDSL_CHECK_CLOSE(ay.view(), by.view(), (tolerance{1e-12, 1e-12}));
 }
 
 TEST_CASE("edge: / with integer operands is true division: x/0 is ±inf and 0/0 NaN, as in PyTorch") {

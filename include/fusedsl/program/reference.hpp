@@ -2,7 +2,8 @@
 /// The oracle: a reference interpreter that runs any program unfused on the
 /// CPU, one op at a time, each op's whole result materialized, computing in
 /// double (int64 for integers) and rounding only when storing to the
-/// target's dtype or at an explicit cast. Every kernel is checked against it.
+/// target's dtype or at an explicit cast; integers wrap in their dtype at
+/// every op. Every kernel is checked against it.
 /// It shares with the kernels only the op definitions and the argument
 /// checks; indexing, broadcasting and reduction order are its own.
 #pragma once
@@ -79,10 +80,16 @@ dense<wide_t<E>> evaluate(Leaves& leaves, const E& e) {
     dense<W> result{sizes, {}};
     result.values.reserve(static_cast<std::size_t>(sizes.numel()));
     for_each_index(sizes, [&](const shape& index) {
-      result.values.push_back([&]<std::size_t... I>(std::index_sequence<I...>) {
+      const W value = [&]<std::size_t... I>(std::index_sequence<I...>) {
         return static_cast<W>(E::op::apply(static_cast<compute_t<wide_numerics, E::template operand_dtype<I>>>(
             hana::at_c<I>(operands).values[broadcast_position(hana::at_c<I>(operands).sizes, index)])...));
-      }(std::make_index_sequence<E::op::arity>{}));
+      }
+      (std::make_index_sequence<E::op::arity>{});
+      // Integers wrap around in their own dtype at every op (docs/testing.md), not only
+      // when stored: an i32 intermediate of i64 width would hide an overflow.
+      if constexpr (is_integral(E::value_dtype))
+        result.values.push_back(static_cast<W>(static_cast<element_t<E::value_dtype>>(value)));
+      else result.values.push_back(value);
     });
     return result;
   } else if constexpr (is_reduction_node<E>) {

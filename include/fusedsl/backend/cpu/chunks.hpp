@@ -108,10 +108,14 @@ constexpr bool chunk_invariant_candidate() {
     return false;
   } else if constexpr (!std::is_floating_point_v<compute_t<kernel_numerics, E::value_dtype>>) {
     return false;
+  } else if constexpr (leaf_slots<E>() == 0) {
+    // Held values are keyed by first leaf slot, which a constant-only
+    // subexpression shares with its neighbour; the compiler folds it anyway.
+    return false;
   } else {
     return hana::unpack(detail::children<E>::value, [](auto... c) {
       return (([]<class C>(hana::basic_type<C>) {
-                if constexpr (is_inlined<C>) return chunk_invariant_candidate<C>();
+                if constexpr (is_inlined<C>) return leaf_slots<C>() == 0 || chunk_invariant_candidate<C>();
                 else return is_constant_node<C> || makes_node<C> || C::rank == 0;
               }(c)) &&
               ...);
