@@ -7,7 +7,9 @@
 /// It shares with the kernels only the op definitions and the argument
 /// checks; indexing, broadcasting and reduction order are its own.
 #pragma once
-#include <vector>  // std::vector
+#include <algorithm>    // std::min
+#include <type_traits>  // std::is_same_v
+#include <vector>       // std::vector
 
 #include <fusedsl/core/numerics.hpp>                 // wide_numerics, compute_t
 #include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
@@ -40,6 +42,37 @@ void for_each_index(const shape& sizes, F&& f) {
   }
 }
 
+/// `f(index)` for every multi-index of `sizes`, as a row-major vector; large
+/// values in blocks over OpenMP threads (each element is computed alone, so
+/// the split changes no result). A GPU benchmark checks 2^28 elements.
+template <class W, class F>
+std::vector<W> map_each_index(const shape& sizes, F&& f) {
+  const std::int64_t n = sizes.numel();
+  std::vector<W> values(static_cast<std::size_t>(n));
+  constexpr std::int64_t block = 4096;
+  const std::int64_t blocks = (n + block - 1) / block;
+  // std::vector<bool> packs bits: no concurrent writes there.
+  constexpr bool parallel = !std::is_same_v<W, bool>;
+#pragma omp parallel for schedule(static) if (parallel && blocks >= 16)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    shape index = sizes;
+    std::int64_t rest = b * block;
+    for (int d = sizes.rank() - 1; d >= 0; --d) {
+      index[d] = rest % sizes[d];
+      rest /= sizes[d];
+    }
+    const std::int64_t end = std::min(n, (b + 1) * block);
+    for (std::int64_t flat = b * block; flat < end; ++flat) {
+      values[static_cast<std::size_t>(flat)] = f(static_cast<const shape&>(index));
+      for (int d = sizes.rank() - 1; d >= 0; --d) {
+        if (++index[d] < sizes[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+  return values;
+}
+
 /// Row-major position in `sizes` of `index` taken over a larger broadcast
 /// space (aligned at the innermost axis; size-1 axes read position 0).
 inline std::int64_t broadcast_position(const shape& sizes, const shape& index) {
@@ -57,14 +90,11 @@ using wide_t = compute_t<wide_numerics, E::value_dtype>;
 /// Reads a strided view into a dense value.
 template <class W, class T>
 dense<W> read_view(const tensor_view<T>& v) {
-  dense<W> d{v.sizes(), {}};
-  d.values.reserve(static_cast<std::size_t>(v.numel()));
-  for_each_index(v.sizes(), [&](const shape& index) {
-    std::int64_t offset = 0;
-    for (int k = 0; k < index.rank(); ++k) offset += index[k] * v.strides()[k];
-    d.values.push_back(static_cast<W>(v.data()[offset]));
-  });
-  return d;
+  return {v.sizes(), map_each_index<W>(v.sizes(), [&](const shape& index) {
+            std::int64_t offset = 0;
+            for (int k = 0; k < index.rank(); ++k) offset += index[k] * v.strides()[k];
+            return static_cast<W>(v.data()[offset]);
+          })};
 }
 
 /// The whole value of `e`.
@@ -77,39 +107,34 @@ dense<wide_t<E>> evaluate(Leaves& leaves, const E& e) {
     const auto operands = hana::transform(e.args, [&](const auto& a) { return evaluate(leaves, a); });
     shape sizes;
     hana::for_each(operands, [&](const auto& o) { sizes = broadcast_shapes(sizes, o.sizes); });
-    dense<W> result{sizes, {}};
-    result.values.reserve(static_cast<std::size_t>(sizes.numel()));
-    for_each_index(sizes, [&](const shape& index) {
-      const W value = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return static_cast<W>(E::op::apply(static_cast<compute_t<wide_numerics, E::template operand_dtype<I>>>(
-            hana::at_c<I>(operands).values[broadcast_position(hana::at_c<I>(operands).sizes, index)])...));
-      }
-      (std::make_index_sequence<E::op::arity>{});
-      // Integers wrap around in their own dtype at every op (docs/testing.md), not only
-      // when stored: an i32 intermediate of i64 width would hide an overflow.
-      if constexpr (is_integral(E::value_dtype))
-        result.values.push_back(static_cast<W>(static_cast<element_t<E::value_dtype>>(value)));
-      else result.values.push_back(value);
-    });
-    return result;
+    return {sizes, map_each_index<W>(sizes, [&](const shape& index) {
+              const W value = [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return static_cast<W>(E::op::apply(static_cast<compute_t<wide_numerics, E::template operand_dtype<I>>>(
+                    hana::at_c<I>(operands).values[broadcast_position(hana::at_c<I>(operands).sizes, index)])...));
+              }
+              (std::make_index_sequence<E::op::arity>{});
+              // Integers wrap around in their own dtype at every op (docs/testing.md), not
+              // only when stored: an i32 intermediate of i64 width would hide an overflow.
+              if constexpr (is_integral(E::value_dtype))
+                return static_cast<W>(static_cast<element_t<E::value_dtype>>(value));
+              else return value;
+            })};
   } else if constexpr (is_reduction_node<E>) {
     using acc_type = compute_t<wide_numerics, E::input_dtype>;
     const auto in = evaluate(leaves, e.arg);
     const unsigned mask = detail::reduced_axes_mask<E>(in.sizes.rank());
     shape kept = in.sizes, reduced = in.sizes;
     for (int d = 0; d < in.sizes.rank(); ++d) (mask & (1u << d) ? kept : reduced)[d] = 1;
-    dense<W> result{detail::reduced_shape<E>(in.sizes), {}};
-    for_each_index(kept, [&](const shape& out_index) {
-      typename E::op_type::template state<acc_type> state{};
-      std::int64_t position = 0;
-      for_each_index(reduced, [&](const shape& r) {
-        shape index = out_index;
-        for (int d = 0; d < index.rank(); ++d) index[d] += r[d];
-        e.op.add(state, static_cast<acc_type>(in.values[broadcast_position(in.sizes, index)]), position++);
-      });
-      result.values.push_back(static_cast<W>(e.op.finish(state, reduced.numel())));
-    });
-    return result;
+    return {detail::reduced_shape<E>(in.sizes), map_each_index<W>(kept, [&](const shape& out_index) {
+              typename E::op_type::template state<acc_type> state{};
+              std::int64_t position = 0;
+              for_each_index(reduced, [&](const shape& r) {
+                shape index = out_index;
+                for (int d = 0; d < index.rank(); ++d) index[d] += r[d];
+                e.op.add(state, static_cast<acc_type>(in.values[broadcast_position(in.sizes, index)]), position++);
+              });
+              return static_cast<W>(e.op.finish(state, reduced.numel()));
+            })};
   } else if constexpr (requires { e.view; }) {
     return read_view<W>(e.view);
   } else if constexpr (requires { E::role_of; }) {
