@@ -23,7 +23,8 @@ TEST_CASE("a row group computes a reduction's operand once, for the later nodes 
   constexpr fx::program in_place{z = fx::exp(z - fx::max(z, fx::axis<1>)) * 2.0f +
                                      fx::sum(fx::exp(z - fx::max(z, fx::axis<1>)), fx::axis<1>)};
   static_assert(fx::kernel_count(in_place) == 1);
-  for (const fx::shape& sizes : {fx::shape{3, 1}, fx::shape{5, 129}, fx::shape{40, 1023}, fx::shape{2, 20000}}) {
+  for (const fx::shape& sizes : {fx::shape{3, 1}, fx::shape{1000, 3}, fx::shape{300, 10}, fx::shape{5, 129},
+                                 fx::shape{40, 1023}, fx::shape{2, 20000}}) {
     CAPTURE(fx::to_string(sizes));
     const auto input = fx::testing::random_tensor<float>(sizes, 7);
     auto fused = input.clone(), expected = input.clone();
@@ -31,4 +32,45 @@ TEST_CASE("a row group computes a reduction's operand once, for the later nodes 
     fx::run_reference(in_place, z(expected));
     FUSEDSL_CHECK_CLOSE(fused.view(), expected.view(), kernel_classes::reduced_tolerance<float>());
   }
+}
+
+TEST_CASE("short rows: several rows per chunk, groups of rows along the innermost kept axis, every reduction") {
+  // Rows of at most a quarter of a chunk are evaluated several at a time (prepare_rows,
+  // short_reduction_rows): rows of 1, 3, 10 and 32 (the limit) and 33 (one at a time), a
+  // kept axis of 7 that a chunk's rows must not cross, views whose rows are not contiguous,
+  // and 1, 2 and 3 threads (ranges that start inside a row).
+  constexpr fx::in<"x", float, 3> x;
+  constexpr fx::in<"b", float, 1> b;
+  constexpr fx::out<"y", float, 3> y;
+  constexpr fx::out<"z", float, 3> z;
+  constexpr fx::out<"a", std::int64_t, 3> a;
+  constexpr fx::out<"v", float, 3> v;
+  constexpr fx::out<"l", float, 3> l;
+  constexpr fx::program prog{y = fx::exp(x - fx::max(x, fx::axis<2>)) /
+                                 fx::sum(fx::exp(x - fx::max(x, fx::axis<2>)), fx::axis<2>),
+                             z = x * 2.0f + b, a = fx::argmax(x, fx::axis<2>), v = fx::var(x, fx::axis<2>),
+                             l = fx::logsumexp(x, fx::axis<2>)};
+  const int threads = omp_get_max_threads();
+  for (const std::int64_t cols : {1, 3, 10, 32, 33})
+    for (const std::int64_t outer : {1, 5, 300}) {
+      const fx::shape sizes{outer, 7, cols}, reduced{outer, 7, 1};
+      const auto dense = fx::testing::random_tensor<float>(sizes, 51);
+      const auto wide = fx::testing::random_tensor<float>({outer, 9, cols + 2}, 52);  // rows 2 apart, padded
+      const auto bias = fx::testing::random_tensor<float>({cols}, 53);
+      const auto padded = wide.slice(1, 1, 8, 1).slice(2, 2, cols + 2, 1);
+      for (const auto& [binding, view] : {std::pair{"dense", dense.view()}, std::pair{"padded rows", padded}})
+        for (int n : {1, 2, 3}) {
+          omp_set_num_threads(n);
+          const std::string what = std::string("short rows over ") + fx::to_string(sizes) + ", " + binding + ", " +
+                                   std::to_string(n) + " threads";
+          kernel_classes::check_ways(what, kernel_classes::reduced_tolerance<float>(), [&](kernel_classes::way how) {
+            auto out_y = kernel_classes::fresh<float>(sizes), out_z = kernel_classes::fresh<float>(sizes);
+            auto out_a = kernel_classes::fresh<std::int64_t>(reduced);
+            auto out_v = kernel_classes::fresh<float>(reduced), out_l = kernel_classes::fresh<float>(reduced);
+            kernel_classes::run(how, prog, x(view), b(bias), y(out_y), z(out_z), a(out_a), v(out_v), l(out_l));
+            return std::tuple{std::move(out_y), std::move(out_z), std::move(out_a), std::move(out_v), std::move(out_l)};
+          });
+        }
+      omp_set_num_threads(threads);
+    }
 }

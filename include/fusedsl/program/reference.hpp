@@ -52,8 +52,7 @@ std::vector<W> map_each_index(const shape& sizes, F&& f) {
   constexpr std::int64_t block = 4096;
   const std::int64_t blocks = (n + block - 1) / block;
   // std::vector<bool> packs bits: no concurrent writes there.
-  constexpr bool parallel = !std::is_same_v<W, bool>;
-#pragma omp parallel for schedule(static) if (parallel && blocks >= 16)
+#pragma omp parallel for schedule(static) if (!std::is_same_v <W, bool> && blocks >= 16)
   for (std::int64_t b = 0; b < blocks; ++b) {
     shape index = sizes;
     std::int64_t rest = b * block;

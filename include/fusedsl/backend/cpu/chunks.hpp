@@ -37,6 +37,11 @@ struct tile_operands {
 /// strides only: the compiler vectorizes it.
 inline constexpr std::int64_t chunk = 128;
 
+/// Rows of `cols` elements that a loop takes as one chunk: short rows (a
+/// quarter of a chunk or less) several at a time, so that a row of 3 or 10
+/// elements does not pay a chunk's setup and a reduction's merge of its own.
+inline std::int64_t rows_per_chunk(std::int64_t cols) { return cols > 0 && 4 * cols <= chunk ? chunk / cols : 1; }
+
 /// Reads leaf slot K at element i of the current chunk. (Host-device only
 /// because `evaluate`, which calls it, is: nvcc warns otherwise.)
 ///
@@ -66,7 +71,8 @@ struct chunk_leaves {
   const void* leaf[slots + 1] = {};
   /// The element a slot's staging holds `spread[k]` copies of (a broadcast
   /// leaf), so that the next chunks of the same row do not copy it again:
-  /// a row's reduction results are broadcast along it.
+  /// a row's reduction results are broadcast along it. A negative count
+  /// -n: the staging holds n elements of one row repeated (`prepare_rows`).
   const void* spread_from[slots + 1] = {};
   std::int64_t spread[slots + 1] = {};
 
@@ -90,6 +96,38 @@ struct chunk_leaves {
       } else {
         for (std::int64_t i = 0; i < n; ++i) to[i] = from[i * step[k]];
         spread_from[k] = nullptr;
+        leaf[k] = to;
+      }
+      ++k;
+    });
+  }
+
+  /// Points slot K at `rows` rows of `cols` elements, row i at `data[base + i * row_step]`
+  /// with `step` along it, as one chunk (rows * cols <= chunk): directly when the rows
+  /// are contiguous one after the other, else through a local copy.
+  void prepare_rows(const void* const* data, const std::int64_t* base, const std::int64_t* row_step,
+                    const std::int64_t* step, std::int64_t rows, std::int64_t cols) {
+    if (rows == 1) return prepare(data, base, step, cols);
+    std::size_t k = 0;
+    hana::for_each(leaf_element_types<E>(), [&](auto t) {
+      using T = typename decltype(t)::type;
+      const T* from = static_cast<const T*>(data[k]) + base[k];
+      T* to = reinterpret_cast<T*>(staging[k]);
+      if (step[k] == 1 && row_step[k] == cols) {
+        spread_from[k] = nullptr;
+        leaf[k] = from;
+      } else if (row_step[k] == 0) {  // one row repeated (a row vector): copied once while it stays
+        if (spread_from[k] != from || spread[k] != -rows * cols) {
+          for (std::int64_t i = 0; i < rows; ++i)
+            for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = from[j * step[k]];
+          spread_from[k] = from;
+          spread[k] = -rows * cols;  // negative: rows repeated, not one element
+        }
+        leaf[k] = to;
+      } else {
+        spread_from[k] = nullptr;
+        for (std::int64_t i = 0; i < rows; ++i)
+          for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = from[i * row_step[k] + j * step[k]];
         leaf[k] = to;
       }
       ++k;

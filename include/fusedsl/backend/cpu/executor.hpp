@@ -247,34 +247,42 @@ struct chunk_member {
   bool may_stream = false;                     ///< its output is memory that no node of the group reads
 };
 
-/// Node `e` (its loop expression) of member `c` over the chunk of `m`
-/// elements at flat position `at` (multi-index `index`) of the group's space.
+/// Node `e` (its loop expression) of member `c` over the chunk of `rows`
+/// rows of `cols` elements (rows > 1: whole rows of the space) at flat
+/// position `at` (multi-index `index`) of the group's space.
 template <class Out, class E>
 FUSEDSL_FORCEINLINE void member_chunk(const E& expression, const chunk_member& c, const shape& index, std::int64_t at,
-                                      std::int64_t m) {
+                                      std::int64_t rows, std::int64_t cols) {
   const E e = expression;  // a local copy: see chunk_reader
   constexpr std::size_t slots = leaf_slots<E>();
   const detail::node_runtime& n = *c.node;
   const int r = n.space.rank();
-  std::int64_t step[slots + 1], base[slots + 1];
+  std::int64_t step[slots + 1], base[slots + 1], row_step[slots + 1];
   for (std::size_t k = 0; k < slots; ++k) {
     const address& a = n.leaves[k];
     step[k] = innermost(a.strides, r);
     base[k] = dot(index, a.strides) - (a.scratch >= 0 ? at * a.per_outer : 0);
+    row_step[k] = r >= 2 ? a.strides[r - 2] : 0;
   }
   chunk_leaves<E> leaves;
-  leaves.prepare(c.data, base, step, m);
-  chunk_invariants<E> held;
+  leaves.prepare_rows(c.data, base, row_step, step, rows, cols);
   const std::int64_t out_at = dot(index, n.out.strides) - (n.out.scratch >= 0 ? at * n.out.per_outer : 0);
-  pointwise_chunk<Out, void>(e, leaves, step, held, true, static_cast<Out*>(c.out) + out_at,
-                             innermost(n.out.strides, r), streams_output<Out>(n, c.may_stream), m, nullptr);
+  Out* out = static_cast<Out*>(c.out) + out_at;
+  const bool stream = streams_output<Out>(n, c.may_stream);
+  if (rows > 1) {
+    pointwise_rows_chunk<Out, void>(e, leaves, out, n.out.strides[r - 2], innermost(n.out.strides, r), stream, rows,
+                                    cols, nullptr);
+  } else {
+    chunk_invariants<E> held;
+    pointwise_chunk<Out, void>(e, leaves, step, held, true, out, innermost(n.out.strides, r), stream, cols, nullptr);
+  }
 }
 
 /// Runs the group's nodes among lowered positions J, J + 1, ... of `P`
-/// (`members`, by position) over one chunk, in order.
+/// (`members`, by position) over one chunk of `rows` rows of `cols`, in order.
 template <class P, int J = 0>
 FUSEDSL_FORCEINLINE void interleaved_chunk(const P& prog, const chunk_member* members, const shape& index,
-                                           std::int64_t at, std::int64_t m) {
+                                           std::int64_t at, std::int64_t rows, std::int64_t cols) {
   if constexpr (J < static_cast<int>(detail::lowered_node_count<P>)) {
     if constexpr (interleaved_position<P>[static_cast<std::size_t>(J)]) {
       if (members[J].node) {
@@ -285,11 +293,12 @@ FUSEDSL_FORCEINLINE void interleaved_chunk(const P& prog, const chunk_member* me
         using N = std::remove_cvref_t<decltype(node)>;
         using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
         const auto& e = detail::loop_expression_of<K>(node);
-        if (members[J].node->writes_target) member_chunk<typename Target::element_type>(e, members[J], index, at, m);
-        else if constexpr (K >= 0) member_chunk<node_storage_t<N>>(e, members[J], index, at, m);
+        if (members[J].node->writes_target)
+          member_chunk<typename Target::element_type>(e, members[J], index, at, rows, cols);
+        else if constexpr (K >= 0) member_chunk<node_storage_t<N>>(e, members[J], index, at, rows, cols);
       }
     }
-    interleaved_chunk<P, J + 1>(prog, members, index, at, m);
+    interleaved_chunk<P, J + 1>(prog, members, index, at, rows, cols);
   }
 }
 
@@ -306,9 +315,20 @@ FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member*
   const int r = space.rank();
   const std::int64_t row = r == 0 ? 1 : space[r - 1];
   shape index = unravel(begin, space);
+  const std::int64_t rows_at_once = r >= 2 ? rows_per_chunk(row) : 1;
   while (begin < end) {
+    if (rows_at_once > 1 && index[r - 1] == 0 && end - begin >= 2 * row) {  // short rows, several per chunk
+      const std::int64_t rows = std::min({rows_at_once, (end - begin) / row, space[r - 2] - index[r - 2]});
+      interleaved_chunk<P>(prog, members, index, begin, rows, row);
+      begin += rows * row;
+      if ((index[r - 2] += rows) == space[r - 2]) {
+        index[r - 2] = 0;
+        step_index(index, space, r - 3);
+      }
+      continue;
+    }
     const std::int64_t m = std::min({chunk, end - begin, row - innermost(index, r)});
-    interleaved_chunk<P>(prog, members, index, begin, m);
+    interleaved_chunk<P>(prog, members, index, begin, 1, m);
     begin += m;
     if (r > 0 && (index[r - 1] += m) == row) {  // next row of the space
       index[r - 1] = 0;

@@ -55,6 +55,32 @@ FUSEDSL_FORCEINLINE void pointwise_chunk(const E& e, const chunk_leaves<E>& leav
   }
 }
 
+/// Node `e` (its loop expression) over a chunk of `rows` rows of `cols`
+/// elements whose leaves are prepared (`prepare_rows`), stored at `out`
+/// (row i at `out + i * out_row_step`, `out_step` along it). No value is
+/// held: an invariant of one row is not one of the next.
+template <class Out, class Shared, class E>
+FUSEDSL_FORCEINLINE void pointwise_rows_chunk(const E& e, const chunk_leaves<E>& leaves, Out* out,
+                                              std::int64_t out_row_step, std::int64_t out_step, bool stream,
+                                              std::int64_t rows, std::int64_t cols, const void* shared) {
+  using value_type = loop_value_t<E>;
+  const std::int64_t m = rows * cols;
+  const bool contiguous = out_step == 1 && out_row_step == cols;
+  alignas(64) value_type values[chunk];
+  value_type* into = values;
+  if constexpr (std::is_same_v<Out, value_type>)
+    if (contiguous && !stream) into = out;
+  evaluate_chunk<Shared>(e, leaves.leaf, into, m, shared);
+  if (into != values) return;
+  if (contiguous) {
+    store_chunk(out, values, m, stream);
+  } else {
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j)
+        out[i * out_row_step + j * out_step] = static_cast<Out>(values[i * cols + j]);
+  }
+}
+
 /// Pointwise node `e` (its loop expression) over the flat elements
 /// [begin, end) of `n.space`, storing `Out` elements. Unless `Shared` is
 /// void, the values of its subexpression `Shared` are read from `shared`
@@ -77,7 +103,26 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
   std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
   const bool stream = streams_output<Out>(n, t.may_stream);
   shape index = unravel(begin, space);
+  const std::int64_t rows_at_once = r >= 2 ? rows_per_chunk(row) : 1;
   while (begin < end) {
+    if (rows_at_once > 1 && index[r - 1] == 0 && end - begin >= 2 * row) {  // short rows, several per chunk
+      const std::int64_t rows = std::min({rows_at_once, (end - begin) / row, space[r - 2] - index[r - 2]});
+      std::int64_t row_step[slots + 1];
+      for (std::size_t k = 0; k < slots; ++k) {
+        base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
+        row_step[k] = n.leaves[k].strides[r - 2];
+      }
+      leaves.prepare_rows(t.data, base, row_step, step, rows, row);
+      pointwise_rows_chunk<Out, Shared>(e, leaves, out + dot(index, n.out.strides) - t.out_bias, n.out.strides[r - 2],
+                                        out_step, stream, rows, row, shared_at<Shared>(shared, done_elements));
+      done_elements += rows * row;
+      begin += rows * row;
+      if ((index[r - 2] += rows) == space[r - 2]) {
+        index[r - 2] = 0;
+        step_index(index, space, r - 3);
+      }
+      continue;
+    }
     const std::int64_t run = std::min(end - begin, row - innermost(index, r));
     for (std::size_t k = 0; k < slots; ++k) base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
     std::int64_t out_at = dot(index, n.out.strides) - t.out_bias;

@@ -118,6 +118,65 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
   state = lanes[0];
 }
 
+/// Reduction node `r` over rows [begin, end) of at most a quarter of a
+/// chunk each (one reduced axis): the operand is evaluated for several rows
+/// at once (`prepare_rows`), then each row adds its few values in order
+/// into one state. Lanes and their merge would cost more than such a row.
+template <class Out, class R>
+FUSEDSL_CPU_KERNEL void short_reduction_rows(const R& reduction, const node_runtime& n, const reduction_axes& axes,
+                                             const tile_operands& t, std::int64_t begin, std::int64_t end,
+                                             compute_t<kernel_numerics, R::input_dtype>* kept) {
+  const R r = reduction;  // a local copy: see chunk_reader
+  using Arg = std::remove_cvref_t<decltype(r.arg)>;
+  using acc_type = compute_t<kernel_numerics, R::input_dtype>;
+  constexpr std::size_t slots = leaf_slots<Arg>();
+  const std::int64_t cols = n.inner, rows_at_once = rows_per_chunk(cols);
+  const int inner_kept = axes.kept[axes.n_kept - 1], along = axes.reduced[0];
+  const std::int64_t kept_extent = axes.kept_sizes[axes.n_kept - 1];
+  std::int64_t base[slots + 1], row_step[slots + 1], step[slots + 1];
+  for (std::size_t k = 0; k < slots; ++k) {
+    row_step[k] = n.leaves[k].strides[inner_kept];
+    step[k] = n.leaves[k].strides[along];
+  }
+  Out* out = static_cast<Out*>(t.out);
+  const std::int64_t out_row_step = n.out.strides[inner_kept];
+  chunk_leaves<Arg> leaves;
+  for (std::int64_t row = begin; row < end;) {
+    // Rows along the innermost kept axis, so that they are a fixed step apart.
+    const std::int64_t rows = std::min({rows_at_once, end - row, kept_extent - row % kept_extent});
+    for (std::size_t k = 0; k < slots; ++k) base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
+    leaves.prepare_rows(t.data, base, row_step, step, rows, cols);
+    alignas(64) acc_type local[chunk];
+    acc_type* values = kept ? kept + (row - begin) * cols : local;
+    evaluate_chunk(r.arg, leaves.leaf, values, rows * cols);
+    // Four rows side by side: their chains of adds are independent, so they
+    // overlap (a logsumexp's or a variance's add is a long chain), and four
+    // states stay in registers.
+    Out* row_out = out + axes.row_offset(row, n.out.strides) - t.out_bias;
+    std::int64_t i = 0;
+    for (; i + 4 <= rows; i += 4) {
+      reduction_state<R> s0{}, s1{}, s2{}, s3{};
+      const acc_type* v = values + i * cols;
+      for (std::int64_t j = 0; j < cols; ++j) {
+        r.op.add(s0, v[j], j);
+        r.op.add(s1, v[cols + j], j);
+        r.op.add(s2, v[2 * cols + j], j);
+        r.op.add(s3, v[3 * cols + j], j);
+      }
+      row_out[i * out_row_step] = static_cast<Out>(r.op.finish(s0, cols));
+      row_out[(i + 1) * out_row_step] = static_cast<Out>(r.op.finish(s1, cols));
+      row_out[(i + 2) * out_row_step] = static_cast<Out>(r.op.finish(s2, cols));
+      row_out[(i + 3) * out_row_step] = static_cast<Out>(r.op.finish(s3, cols));
+    }
+    for (; i < rows; ++i) {
+      reduction_state<R> state{};
+      for (std::int64_t j = 0; j < cols; ++j) r.op.add(state, values[i * cols + j], j);
+      row_out[i * out_row_step] = static_cast<Out>(r.op.finish(state, cols));
+    }
+    row += rows;
+  }
+}
+
 /// Reduction node `r` for kept elements [begin, end), storing `Out`
 /// elements. With `kept`, its operand's values too, row after row.
 template <class Out, class R>
@@ -126,6 +185,8 @@ void reduction_rows(const R& r, const node_runtime& n, const tile_operands& t, s
   const reduction_axes axes(n);
   Out* out = static_cast<Out*>(t.out);
   auto* kept_values = static_cast<compute_t<kernel_numerics, R::input_dtype>*>(kept);
+  if (axes.n_reduced == 1 && axes.n_kept > 0 && rows_per_chunk(n.inner) > 1)
+    return short_reduction_rows<Out>(r, n, axes, t, begin, end, kept_values);
   for (std::int64_t row = begin; row < end; ++row) {
     reduction_state<R> state{};
     accumulate(r, n, axes, t, row, 0, n.inner, state, kept_values ? kept_values + (row - begin) * n.inner : nullptr);
