@@ -1,6 +1,6 @@
 // Instantiates the CPU kernels' hot loops for cmake/CheckVectorized.cmake:
 // a pointwise group, a row group with max and sum (softmax), a variance
-// (layernorm), a column sum and an in-place group with a square root
+// (layernorm), a column sum, a row logsumexp and an in-place group with a square root
 // (Adam's step: the loop stores into memory it loads), on float.
 #include <fusedsl/fusedsl.hpp>
 
@@ -16,6 +16,7 @@ void run_probes(const fx::tensor<float>& x, fx::tensor<float>& y, fx::tensor<flo
   constexpr fx::program normalize{py = (px - fx::mean(px, fx::axis<1>)) *
                                        fx::rsqrt(fx::var(px, fx::axis<1>, fx::correction{0}) + 1e-5f)};
   constexpr fx::program column_sum{pc = fx::sum(px, fx::axis<0>, fx::drop_axes)};
+  constexpr fx::program row_logsumexp{pc = fx::logsumexp(px, fx::axis<1>, fx::drop_axes)};
   constexpr fx::inout<"p", float, 1> pp;
   constexpr fx::inout<"m", float, 1> pm;
   constexpr fx::inout<"v", float, 1> pv;
@@ -26,4 +27,5 @@ void run_probes(const fx::tensor<float>& x, fx::tensor<float>& y, fx::tensor<flo
   adam.run(fx::cpu, pp(p), pm(m), pv(v), pg(columns));
   normalize.run(fx::cpu, px(x), py(y));
   column_sum.run(fx::cpu, px(x), pc(columns));
+  row_logsumexp.run(fx::cpu, px(x), pc(columns));
 }
