@@ -6,7 +6,8 @@
 //   bench_matrix_cpu [--quick] [--check] [--family NAME] [--reps N] [--list FILE] [--tsv FILE] [--cells]
 //
 // Threads: OMP_NUM_THREADS (pin with taskset and OMP_PROC_BIND for fair comparisons). This
-// file compiles the pointwise families; cpu_reductions.cpp the row and column ones.
+// file compiles the pointwise families; cpu_softmax.cpp and cpu_reductions.cpp the row and
+// column ones.
 #include "driver.hpp"   // run_matrix, run_family
 #include "harness.hpp"  // cpu_harness
 
@@ -16,7 +17,9 @@ namespace matrix {
 bool cpu_pointwise_part(const workload& w, cpu_harness* h, measurement& m) {
   return run_family(w, h, m, pointwise_families{});
 }
-/// The row and column reductions on the CPU (cpu_reductions.cpp).
+/// The softmax-like families on the CPU (cpu_softmax.cpp).
+bool cpu_softmax_part(const workload& w, cpu_harness* h, measurement& m);
+/// The other row and the column reductions on the CPU (cpu_reductions.cpp).
 bool cpu_reduction_part(const workload& w, cpu_harness* h, measurement& m);
 
 }  // namespace matrix
@@ -26,5 +29,6 @@ int main(int argc, char** argv) {
                                                  [](bool check_only, int reps) {
                                                    return matrix::cpu_harness(check_only, reps > 0 ? reps : 20);
                                                  },
-                                                 {&matrix::cpu_pointwise_part, &matrix::cpu_reduction_part});
+                                                 {&matrix::cpu_pointwise_part, &matrix::cpu_softmax_part,
+                                                  &matrix::cpu_reduction_part});
 }

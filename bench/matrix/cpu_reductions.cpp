@@ -1,11 +1,11 @@
-// The row and column families of bench_matrix_cpu (cpu.cpp), compiled on their own so that
-// a build compiles the two halves of the families side by side.
+// The norms, the other row reductions and the column families of bench_matrix_cpu (cpu.cpp),
+// compiled on their own so that a build compiles the parts of the families side by side.
 #include "driver.hpp"   // run_family
 #include "harness.hpp"  // cpu_harness
 
 namespace matrix {
 
-/// The row and column reductions on the CPU (driver.hpp's family_part).
+/// The other row and the column reductions on the CPU (driver.hpp's family_part).
 bool cpu_reduction_part(const workload& w, cpu_harness* h, measurement& m) {
   return run_family(w, h, m, reduction_families{});
 }

@@ -8,9 +8,13 @@
 
 namespace matrix {
 
-/// The pointwise families, then the row and column reductions, on CUDA (driver.hpp's family_part).
+/// The pointwise families, the softmax-like ones, then the other row and the column reductions, on CUDA (driver.hpp's
+/// family_part).
 bool cuda_pointwise_part(const workload& w, cuda_harness* h, measurement& m) {
   return run_family(w, h, m, pointwise_families{});
+}
+bool cuda_softmax_part(const workload& w, cuda_harness* h, measurement& m) {
+  return run_family(w, h, m, softmax_families{});
 }
 bool cuda_reduction_part(const workload& w, cuda_harness* h, measurement& m) {
   return run_family(w, h, m, reduction_families{});
@@ -23,5 +27,6 @@ int main(int argc, char** argv) {
                                                   [](bool check_only, int reps) {
                                                     return matrix::cuda_harness(check_only, reps > 0 ? reps : 100);
                                                   },
-                                                  {&matrix::cuda_pointwise_part, &matrix::cuda_reduction_part});
+                                                  {&matrix::cuda_pointwise_part, &matrix::cuda_softmax_part,
+                                                   &matrix::cuda_reduction_part});
 }

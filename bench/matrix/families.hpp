@@ -477,19 +477,21 @@ struct adam_family {
   }
 };
 
-/// The families, in two parts that the benchmarks compile in translation units of their
+/// The families, in three parts that the benchmarks compile in translation units of their
 /// own (the families' kernels are most of a build): pointwise ones, full sums, several
-/// outputs and in place; then the row and column reductions.
+/// outputs and in place; the softmax-like row reductions; the norms, the other row
+/// reductions and the column ones.
 using pointwise_families =
     type_list<unary_family<exp_op>, unary_family<gelu_op>, unary_family<tanh_op>, unary_family<sigmoid_op>,
               unary_family<erf_op>, unary_family<log_op>, matrix_family<scale_op>, add_row_family, add_col_family,
               where_mask_family, where_cmp_family, downcast_family, int_chain_family, full_sum_family,
               horizontal_family, adam_family>;
-using reduction_families =
+using softmax_families =
     type_list<matrix_family<softmax_op>, matrix_family<log_softmax_op>, matrix_family<log_softmax_lse_op>,
-              matrix_family<logsumexp_op>, matrix_family<row_sum_op>, layernorm_family, rmsnorm_family,
-              matrix_family<column_sum_op>, matrix_family<column_mean_op>, matrix_family<column_var_op>,
-              matrix_family<column_center_op>, masked_softmax_family, var_mean_family, argmax_family,
-              add_rmsnorm_family>;
+              matrix_family<logsumexp_op>, masked_softmax_family>;
+using reduction_families =
+    type_list<matrix_family<row_sum_op>, layernorm_family, rmsnorm_family, matrix_family<column_sum_op>,
+              matrix_family<column_mean_op>, matrix_family<column_var_op>, matrix_family<column_center_op>,
+              var_mean_family, argmax_family, add_rmsnorm_family>;
 
 }  // namespace matrix
