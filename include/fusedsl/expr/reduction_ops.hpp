@@ -331,8 +331,8 @@ struct logsumexp : reduction_base {
   }
   /// Adds `count` values at once (a loop's chunk): their max, then the sum of
   /// exp(v - max), merged as a partial state, as Inductor's two passes do
-  /// within the block. Element by element, the rescaling's branch and
-  /// scalar exp keep a row at a tenth of a max and a sum's speed.
+  /// within the block: element by element, the rescaling's branch and
+  /// scalar exp do not vectorize.
   template <class T>
   FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
     // Independent partial results, 128 bytes of them: the loops vectorize without
