@@ -315,16 +315,12 @@ FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member*
   const int r = space.rank();
   const std::int64_t row = r == 0 ? 1 : space[r - 1];
   shape index = unravel(begin, space);
-  const std::int64_t rows_at_once = r >= 2 ? rows_per_chunk(row) : 1;
+  const std::int64_t rows_at_once = rows_per_chunk(row);
   while (begin < end) {
-    if (rows_at_once > 1 && index[r - 1] == 0 && end - begin >= 2 * row) {  // short rows, several per chunk
-      const std::int64_t rows = std::min({rows_at_once, (end - begin) / row, space[r - 2] - index[r - 2]});
+    if (const std::int64_t rows = whole_rows(index, space, end - begin, rows_at_once)) {  // short rows
       interleaved_chunk<P>(prog, members, index, begin, rows, row);
       begin += rows * row;
-      if ((index[r - 2] += rows) == space[r - 2]) {
-        index[r - 2] = 0;
-        step_index(index, space, r - 3);
-      }
+      step_rows(index, space, rows);
       continue;
     }
     const std::int64_t m = std::min({chunk, end - begin, row - innermost(index, r)});

@@ -1,10 +1,12 @@
 /// @file indexing.hpp
 /// Index math of the CPU loops over a node's row-major space: the
 /// multi-index of a flat position, the next multi-index, the innermost entry
-/// of strides or an index, offsets. Its own header because every loop
-/// (pointwise, rows, columns) and the executor's fused group loops use it.
+/// of strides or an index, offsets, the whole short rows a chunk takes. Its
+/// own header because every loop (pointwise, rows, columns) and the
+/// executor's fused group loops use it.
 #pragma once
-#include <cstdint>  // std::int64_t
+#include <algorithm>  // std::min
+#include <cstdint>    // std::int64_t
 
 #include <fusedsl/core/shape.hpp>  // shape
 
@@ -31,6 +33,25 @@ inline void step_index(shape& index, const shape& sizes, int last) {
   for (int d = last; d >= 0; --d) {
     if (++index[d] < sizes[d]) return;
     index[d] = 0;
+  }
+}
+
+/// Whole rows of `space`'s innermost axis that a loop at multi-index `index`
+/// takes as one chunk: at most `at_most` (rows_per_chunk), within the `left`
+/// elements of its range and the rest of the second-innermost axis; 0 when
+/// `index` is inside a row or fewer than two rows are left.
+inline std::int64_t whole_rows(const shape& index, const shape& space, std::int64_t left, std::int64_t at_most) {
+  const int r = space.rank();
+  if (at_most <= 1 || r < 2 || index[r - 1] != 0 || left < 2 * space[r - 1]) return 0;
+  return std::min({at_most, left / space[r - 1], space[r - 2] - index[r - 2]});
+}
+
+/// Steps `index`, at the first element of a row, `rows` rows on (whole_rows).
+inline void step_rows(shape& index, const shape& space, std::int64_t rows) {
+  const int r = space.rank();
+  if ((index[r - 2] += rows) == space[r - 2]) {
+    index[r - 2] = 0;
+    step_index(index, space, r - 3);
   }
 }
 

@@ -10,7 +10,7 @@
 #include <type_traits>  // std::is_same_v
 
 #include <fusedsl/backend/cpu/chunks.hpp>     // chunk_leaves, chunk_invariants, evaluate_chunk, tile_operands
-#include <fusedsl/backend/cpu/indexing.hpp>   // unravel, step_index, innermost, dot
+#include <fusedsl/backend/cpu/indexing.hpp>   // unravel, step_index, innermost, dot, whole_rows, step_rows
 #include <fusedsl/backend/cpu/streaming.hpp>  // store_chunk, streams_output
 #include <fusedsl/core/config.hpp>            // FUSEDSL_CPU_KERNEL, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/numerics.hpp>          // kernel_numerics
@@ -103,10 +103,9 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
   std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
   const bool stream = streams_output<Out>(n, t.may_stream);
   shape index = unravel(begin, space);
-  const std::int64_t rows_at_once = r >= 2 ? rows_per_chunk(row) : 1;
+  const std::int64_t rows_at_once = rows_per_chunk(row);
   while (begin < end) {
-    if (rows_at_once > 1 && index[r - 1] == 0 && end - begin >= 2 * row) {  // short rows, several per chunk
-      const std::int64_t rows = std::min({rows_at_once, (end - begin) / row, space[r - 2] - index[r - 2]});
+    if (const std::int64_t rows = whole_rows(index, space, end - begin, rows_at_once)) {  // short rows
       std::int64_t row_step[slots + 1];
       for (std::size_t k = 0; k < slots; ++k) {
         base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
@@ -117,10 +116,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
                                         out_step, stream, rows, row, shared_at<Shared>(shared, done_elements));
       done_elements += rows * row;
       begin += rows * row;
-      if ((index[r - 2] += rows) == space[r - 2]) {
-        index[r - 2] = 0;
-        step_index(index, space, r - 3);
-      }
+      step_rows(index, space, rows);
       continue;
     }
     const std::int64_t run = std::min(end - begin, row - innermost(index, r));
