@@ -335,10 +335,16 @@ def main():
     cells = [c for c in parse_workloads(args.list)
              if (not args.quick or c[3]) and (not args.family or c[0] == args.family) and c[4] in ("", backend)]
 
-    if args.jobs > 1 and not args.shard:
+    resuming = args.resume and args.tsv and os.path.exists(args.tsv)
+    if resuming:  # the file's cells are kept: neither compiled nor measured again
+        done = {tuple(line.split("\t")[:3]) for line in open(args.tsv).read().splitlines()[2:] if line.strip()}
+        cells = [c for c in cells if (c[0], c[1], shape_text(c[2])) not in done]
+
+    if args.jobs > 1 and not args.shard and cells:
         base = [sys.executable, __file__, "--device", args.device, "--threads", str(threads), "--list", args.list]
         base += ["--quick"] if args.quick else []
         base += ["--family", args.family] if args.family else []
+        base += ["--tsv", args.tsv, "--resume"] if resuming else []
         # One compile thread per worker: the workers are the parallelism.
         env = dict(os.environ, TORCHINDUCTOR_COMPILE_THREADS="1")
         workers = [subprocess.Popen(base + ["--shard", f"{i}/{args.jobs}"], env=env) for i in range(args.jobs)]
@@ -361,8 +367,11 @@ def main():
     if args.shard:  # compile only: the cache serves the timing process
         i, n = (int(v) for v in args.shard.split("/"))
         for family, dtype, shape, _, _ in cells[i::n]:
+            t0 = time.perf_counter()
             inputs, fn = cell_case(torch, fams, family, dtype, shape, device)
             torch.compile(fn, fullgraph=True, dynamic=False)(*clones(inputs))
+            print(f"peers.py: worker {i}: compiled {family} {dtype} {shape_text(shape)} in "
+                  f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
         return
 
     import triton  # noqa: F401  (its version goes in the header)
@@ -374,10 +383,7 @@ def main():
     columns = ("family\tdtype\tshape\teager_ms\tcompile_ms\teager_host_us\tcompile_host_us\teager_launches"
                "\tcompile_launches\tmax_rel\tdigest")
     # Rows go out as they are measured; --resume keeps a file's rows and measures the rest.
-    done = set()
-    if args.resume and args.tsv and os.path.exists(args.tsv):
-        lines = open(args.tsv).read().splitlines()
-        done = {tuple(line.split("\t")[:3]) for line in lines[2:] if line.strip()}
+    if resuming:
         out = open(args.tsv, "a")
     else:
         out = open(args.tsv, "w") if args.tsv else None
@@ -387,8 +393,6 @@ def main():
     print("| family | dtype | shape | eager ms | compile ms | compile host us | launches | max rel err vs f64 |")
     print("|---|---|---|---|---|---|---|---|")
     for family, dtype, shape, _, _ in cells:
-        if (family, dtype, shape_text(shape)) in done:
-            continue
         inputs, fn = cell_case(torch, fams, family, dtype, shape, device)
         compiled = torch.compile(fn, fullgraph=True, dynamic=False)
         # Correctness first: torch.compile against torch in float64 on the same inputs.
