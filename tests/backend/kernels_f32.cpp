@@ -74,3 +74,64 @@ TEST_CASE("short rows: several rows per chunk, groups of rows along the innermos
       omp_set_num_threads(threads);
     }
 }
+
+TEST_CASE("few long rows in a fused group: split into parts when no node reads its reductions, else not") {
+  // Rows fewer than 4 per thread and of 4 tiles or more. A group whose reductions no node of
+  // it reads (several outputs of x, one of them summed) runs each row's fixed parts in
+  // parallel, every node on one step of a part, and merges the parts after: it adds as the
+  // reduction alone does (the same bits unfused and for any thread count). A group that reads
+  // its reductions (softmax) runs whole rows per thread, or node by node when the rows are
+  // fewer than the threads.
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::out<"a", float, 2> a;
+  constexpr fx::out<"t", float, 2> t;
+  constexpr fx::out<"s", float, 1> s;
+  constexpr fx::out<"m", std::int64_t, 1> m;
+  constexpr fx::out<"v", float, 1> v;
+  constexpr fx::out<"y", float, 2> y;
+  constexpr fx::program ends{a = x * 2.0f, t = fx::exp(x * 0.5f), s = fx::sum(t, fx::axis<1>, fx::drop_axes),
+                             m = fx::argmax(x, fx::axis<1>, fx::drop_axes), v = fx::var(x, fx::axis<1>, fx::drop_axes)};
+  static_assert(fx::kernel_count(ends) == 1);
+  constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
+                                    fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+  const int threads = omp_get_max_threads();
+  for (const fx::shape& sizes : {fx::shape{1, 70001}, fx::shape{3, 40000}, fx::shape{2, 300000}}) {
+    const auto input = fx::testing::random_tensor<float>(sizes, 61);
+    const fx::shape kept{sizes[0]};
+    using outputs = std::tuple<fx::tensor<float>, fx::tensor<float>, fx::tensor<float>, fx::tensor<std::int64_t>,
+                               fx::tensor<float>>;
+    std::vector<outputs> by_threads;
+    for (int n : {1, 2, 3, 5}) {
+      omp_set_num_threads(n);
+      const std::string what = "few long rows of " + fx::to_string(sizes) + ", " + std::to_string(n) + " threads";
+      outputs fused, unfused;
+      kernel_classes::check_ways(what, kernel_classes::reduced_tolerance<float>(), [&](kernel_classes::way how) {
+        outputs o{kernel_classes::fresh<float>(sizes), kernel_classes::fresh<float>(sizes),
+                  kernel_classes::fresh<float>({sizes[0]}), kernel_classes::fresh<std::int64_t>(kept),
+                  kernel_classes::fresh<float>(kept)};
+        auto& [oa, ot, os, om, ov] = o;
+        kernel_classes::run(how, ends, x(input), a(oa), t(ot), s(os), m(om), v(ov));
+        if (how == kernel_classes::way::fused) fused = {oa.clone(), ot.clone(), os.clone(), om.clone(), ov.clone()};
+        if (how == kernel_classes::way::unfused) unfused = {oa.clone(), ot.clone(), os.clone(), om.clone(), ov.clone()};
+        return o;
+      });
+      INFO(what);
+      CHECK(kernel_classes::same_bits(std::get<2>(fused), std::get<2>(unfused)));
+      CHECK(kernel_classes::same_bits(std::get<4>(fused), std::get<4>(unfused)));
+      by_threads.push_back(std::move(fused));
+      kernel_classes::check_ways("softmax over " + what, kernel_classes::reduced_tolerance<float>(),
+                                 [&](kernel_classes::way how) {
+                                   auto out = kernel_classes::fresh<float>(sizes);
+                                   kernel_classes::run(how, softmax, x(input), y(out));
+                                   return std::tuple{std::move(out)};
+                                 });
+    }
+    omp_set_num_threads(threads);
+    for (std::size_t k = 1; k < by_threads.size(); ++k) {
+      INFO("few long rows of " << fx::to_string(sizes) << ": run " << k << " against one thread");
+      CHECK(kernel_classes::same_bits(std::get<2>(by_threads[0]), std::get<2>(by_threads[k])));
+      CHECK(kernel_classes::same_bits(std::get<3>(by_threads[0]), std::get<3>(by_threads[k])));
+      CHECK(kernel_classes::same_bits(std::get<4>(by_threads[0]), std::get<4>(by_threads[k])));
+    }
+  }
+}

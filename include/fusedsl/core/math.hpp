@@ -63,6 +63,23 @@ FUSEDSL_HOST_DEVICE constexpr bool is_nan(T a) {
   else return false;
 }
 
+/// c ? a : b with both arms computed: a blend of bits for floating types and
+/// integers. A `?:` may become a branch that stops a loop's vectorization
+/// (vector_math::detail::select says how): `where(x > 0, erf(x), x)` and
+/// `where(mask, x, 0)` over a bool mask ran 4-5x slower than their arms.
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr T select(bool c, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return vector_math::detail::select(c, a, b);
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    const U m = U(0) - static_cast<U>(c);  // all ones where c
+    return static_cast<T>((static_cast<U>(a) & m) | (static_cast<U>(b) & ~m));
+  } else {
+    return c ? a : b;
+  }
+}
+
 /// max and min that propagate NaN, as torch.maximum / torch.minimum do (b
 /// if b is NaN, else a if a is). Floating types choose by a blend of bits
 /// on two comparisons, not by branches on four: a row max's lanes loop runs

@@ -141,7 +141,7 @@ struct where {
   }
   template <class C, class T>
   FUSEDSL_HOST_DEVICE static constexpr T apply(C c, T a, T b) {
-    return c ? a : b;
+    return math::select(static_cast<bool>(c), a, b);
   }
 };
 

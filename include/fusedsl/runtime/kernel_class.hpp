@@ -54,10 +54,13 @@ struct split_rule {
   std::int64_t min_row;
 };
 
-/// True when node `n`'s rows are few and long by `rule`.
-inline bool few_long_rows(const node_runtime& n, split_rule rule) {
-  return n.outer > 0 && n.outer < rule.max_rows && n.inner >= rule.min_row;
+/// True when `rows` rows of `row_length` elements are few and long by `rule`.
+inline bool few_long_rows(std::int64_t rows, std::int64_t row_length, split_rule rule) {
+  return rows > 0 && rows < rule.max_rows && row_length >= rule.min_row;
 }
+
+/// True when node `n`'s rows are few and long by `rule`.
+inline bool few_long_rows(const node_runtime& n, split_rule rule) { return few_long_rows(n.outer, n.inner, rule); }
 
 /// The class of a node run alone: pointwise; a column reduction; few long
 /// rows, split; else rows.

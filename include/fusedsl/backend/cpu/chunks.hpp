@@ -54,7 +54,10 @@ struct chunk_reader {
   std::int64_t i;
   template <std::size_t K, class T>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
-    return static_cast<const T*>(leaf[K])[i];
+    // A bool read as a byte compared with 0: g++ vectorizes a comparison's mask, not a
+    // bool loaded as such (`where(mask, x, 0)` ran 4x slower than `where(x > 0, x, 0)`).
+    if constexpr (std::is_same_v<T, bool>) return static_cast<const unsigned char*>(leaf[K])[i] != 0;
+    else return static_cast<const T*>(leaf[K])[i];
   }
 };
 

@@ -57,7 +57,12 @@ inline constexpr std::int64_t tile_elements = 8192;
 inline constexpr std::int64_t row_tile_elements = 2 * tile_elements;
 
 /// How one group of the plan runs.
-enum class group_mode { chunks_of_elements, tiles_of_rows, node_by_node };
+enum class group_mode {
+  chunks_of_elements,  ///< pointwise nodes over one space, chunk by chunk
+  tiles_of_rows,       ///< reductions of rows and pointwise nodes, tile of rows by tile
+  split_rows,          ///< few long rows: parts of rows in parallel, the reductions' parts merged after
+  node_by_node,
+};
 
 /// True when node K of a statement, of type N, runs a reduction loop: one
 /// of the statement's distinct nodes (K >= 0) that is a reduction. Any
@@ -182,28 +187,63 @@ void run_node(const P& prog, const detail::node_runtime& n, const tile_operands&
   else if constexpr (K >= 0) run_loop<node_storage_t<N>, K, Shared>(node, n, t, kind, begin, end, operand);
 }
 
+/// Reduction node (S, K) over reduced elements [j0, j1) of row `row`, one
+/// step of a part of a split group (split.hpp), added to its part's state.
+template <std::size_t S, int K, class P>
+void run_part(const P& prog, const detail::node_runtime& n, const tile_operands& t, std::int64_t row, std::int64_t j0,
+              std::int64_t j1, void* state, bool fresh) {
+  const auto& node = detail::node_expression<S, K>(prog);
+  split_part(node, n, t, row, j0, j1, *static_cast<reduction_state<std::remove_cvref_t<decltype(node)>>*>(state),
+             fresh);
+}
+
+/// Reduction node (S, K) of a split group: row `row`'s part states merged
+/// and stored, as run_node stores (the target's element type, else the
+/// node's storage type).
+template <std::size_t S, int K, class P>
+void run_merge(const P& prog, const detail::node_runtime& n, const tile_operands& t, std::int64_t row,
+               const void* parts) {
+  const auto& node = detail::node_expression<S, K>(prog);
+  using N = std::remove_cvref_t<decltype(node)>;
+  using Target = typename std::remove_cvref_t<decltype(hana::at_c<S>(prog.statements))>::target_type;
+  const auto* states = static_cast<const reduction_state<N>*>(parts);
+  if (n.writes_target) split_merge<typename Target::element_type>(node, n, t, row, states);
+  else split_merge<node_storage_t<N>>(node, n, t, row, states);
+}
+
 /// The entry points of node (S, K) of program `P` in the CPU executor.
 template <class P>
 struct cpu_node_entry {
   using describe_fn = void (*)(call_state<P>&, detail::node_runtime&);
   using run_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, kernel_class, std::int64_t,
                           std::int64_t, void*);
+  using part_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, std::int64_t, std::int64_t,
+                           std::int64_t, void*, bool);
+  using merge_fn = void (*)(const P&, const detail::node_runtime&, const tile_operands&, std::int64_t, const void*);
   describe_fn describe = nullptr;
   run_fn run = nullptr;
   std::size_t element_size = 0;
   int shared_operand_of = -1;         ///< operand_source<P, S, K>()
   std::size_t kept_operand_size = 0;  ///< a reduction that keeps its operand: bytes per element, else 0
+  part_fn part = nullptr;             ///< a reduction: run_part
+  merge_fn merge = nullptr;           ///< a reduction: run_merge
+  std::size_t state_size = 0;         ///< a reduction: bytes of its state
 
   template <std::size_t S, int K>
   static cpu_node_entry make() {
-    std::size_t kept = 0;
+    cpu_node_entry e{&detail::describe<S, K, P>, &run_node<S, K, P>, detail::node_element_size<P, S, K>,
+                     operand_source<P, S, K>()};
     if constexpr (K >= 0) {
       using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
-      if constexpr (is_reduction_node<N>)
-        if constexpr (keeps_operand<P, S, K>()) kept = sizeof(compute_t<kernel_numerics, N::input_dtype>);
+      if constexpr (is_reduction_node<N>) {
+        if constexpr (keeps_operand<P, S, K>())
+          e.kept_operand_size = sizeof(compute_t<kernel_numerics, N::input_dtype>);
+        e.part = &run_part<S, K, P>;
+        e.merge = &run_merge<S, K, P>;
+        e.state_size = sizeof(reduction_state<N>);
+      }
     }
-    return {&detail::describe<S, K, P>, &run_node<S, K, P>, detail::node_element_size<P, S, K>,
-            operand_source<P, S, K>(), kept};
+    return e;
   }
 };
 
@@ -362,6 +402,22 @@ inline void merge_pointwise_axes(std::vector<detail::node_runtime>& nodes, const
   for (int m : which) nodes[static_cast<std::size_t>(m)].space = space;
 }
 
+/// True when a node of group `g` reads the output of one of the group's
+/// reductions (softmax's normalization reads its sum): the group's
+/// reductions are then not all at its end, and its rows cannot be split
+/// (a part of a row would need the whole row's result).
+template <class P>
+bool reads_group_reduction(const call_state<P>& call, const group_schedule::group& g) {
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto& r = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+    if (!r.reduction) continue;
+    for (std::size_t j = i + 1; j < g.nodes.size(); ++j)
+      for (const address& a : call.nodes[static_cast<std::size_t>(g.nodes[j])].leaves)
+        if (a.scratch < 0 && a.data == r.out.data) return true;
+  }
+  return false;
+}
+
 /// Runs one group of the schedule.
 template <class P>
 void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, const group_schedule::group& g,
@@ -371,39 +427,58 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
   const std::vector<entry> entries = detail::describe_group_spaces<P, entry>(call, g);
   std::vector<const detail::node_runtime*> members;
   for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
-  const group_mode mode = fuse ? choose_mode(members) : group_mode::node_by_node;
+  group_mode mode = fuse ? choose_mode(members) : group_mode::node_by_node;
   std::int64_t group_outer = members[0]->outer;  // rows: the reductions' kept elements
   if (mode == group_mode::tiles_of_rows)
     for (auto it = members.rbegin(); it != members.rend(); ++it)
       if ((*it)->reduction) group_outer = (*it)->outer;
   const std::int64_t inner =
       mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
-  const std::int64_t tile = mode == group_mode::tiles_of_rows
-                                ? std::max<std::int64_t>(1, row_tile_elements / std::max<std::int64_t>(inner, 1))
-                                : chunk;  // the scratch holds one chunk
-  // Homes: targets write the bound memory; kernel-local buffers of a fused
-  // group live in scratch; the rest in the pool.
+  // Rows too few to keep the threads busy are split, as a reduction alone is.
+  if (mode == group_mode::tiles_of_rows && few_long_rows(group_outer, inner, cpu_split_rule()))
+    mode = group_mode::split_rows;
+  // The loops' units: elements of the space when rows split, else rows (elements of a
+  // pointwise group). A tile: units a thread runs every node over before the next tile.
+  std::int64_t units = 0, tile = 0;
   std::vector<std::size_t> scratch_bytes;
-  for (std::size_t i = 0; i < count; ++i) {
-    const auto m = static_cast<std::size_t>(g.nodes[i]);
-    auto& n = call.nodes[m];
-    buffer_home& home = call.homes[m];
-    home.sizes = n.out_sizes;
-    if (n.writes_target) continue;
-    const std::int64_t numel = n.out_sizes.numel();
-    if (mode != group_mode::node_by_node && g.kernel_local[i]) {
-      home.scratch = static_cast<int>(scratch_bytes.size());
-      home.per_outer = numel / std::max<std::int64_t>(group_outer, 1);
+  // Homes: targets write the bound memory; kernel-local buffers of a fused
+  // group live in scratch (one tile's); the rest in the pool.
+  const auto place = [&] {
+    units = mode == group_mode::split_rows ? group_outer * inner : group_outer;
+    tile = mode == group_mode::tiles_of_rows
+               ? std::max<std::int64_t>(1, row_tile_elements / std::max<std::int64_t>(inner, 1))
+               : (mode == group_mode::split_rows ? split_step : chunk);
+    scratch_bytes.clear();
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto m = static_cast<std::size_t>(g.nodes[i]);
+      auto& n = call.nodes[m];
+      buffer_home& home = call.homes[m];
+      home.sizes = n.out_sizes;
+      if (n.writes_target) continue;
+      home.data = nullptr;  // placed again: a second place() may move a buffer out of scratch
+      home.scratch = -1;
+      const std::int64_t numel = n.out_sizes.numel();
       home.strides = contiguous_strides(n.out_sizes);
-      scratch_bytes.push_back(static_cast<std::size_t>(tile * home.per_outer) * entries[i].element_size);
-    } else {
-      auto& bytes = pool[m];
-      bytes.resize(static_cast<std::size_t>(numel) * entries[i].element_size);
-      home.data = bytes.data();
-      home.strides = contiguous_strides(n.out_sizes);
+      // A split group's reductions are stored once per row, after the parts: not in scratch.
+      if (mode != group_mode::node_by_node && g.kernel_local[i] && !(mode == group_mode::split_rows && n.reduction)) {
+        home.scratch = static_cast<int>(scratch_bytes.size());
+        home.per_outer = numel / std::max<std::int64_t>(units, 1);
+        scratch_bytes.push_back(static_cast<std::size_t>(tile * home.per_outer) * entries[i].element_size);
+      } else {
+        auto& bytes = pool[m];
+        bytes.resize(static_cast<std::size_t>(numel) * entries[i].element_size);
+        home.data = bytes.data();
+      }
     }
+    for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
+  };
+  place();
+  if (mode == group_mode::split_rows && reads_group_reduction(call, g)) {
+    // Whole rows per thread while there are rows for every thread; else node by node,
+    // each node over all threads (reading the operands again, but on every core).
+    mode = group_outer >= omp_get_max_threads() ? group_mode::tiles_of_rows : group_mode::node_by_node;
+    place();
   }
-  for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
   // Pointwise nodes run over their space with its mergeable axes merged: a contiguous
   // [N, 3] as one run of 3N elements, not N runs of 3 that cost a setup each. The nodes of
   // a pointwise group share one space, so they merge together.
@@ -453,15 +528,14 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
         entries[i].run(call.prog, n, t, kind, 0, n.outer, nullptr);
         continue;
       }
-      const std::int64_t units = n.outer;
       const std::int64_t per_task = kind == kernel_class::pointwise
                                         ? tile_elements
                                         : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
 #pragma omp parallel if (n.outer * n.inner > tile_elements)
       {
 #pragma omp for schedule(static) nowait
-        for (std::int64_t b = 0; b < units; b += per_task)
-          entries[i].run(call.prog, n, t, kind, b, std::min(units, b + per_task), nullptr);
+        for (std::int64_t b = 0; b < n.outer; b += per_task)
+          entries[i].run(call.prog, n, t, kind, b, std::min(n.outer, b + per_task), nullptr);
         fence_streaming_stores();
       }
     }
@@ -473,6 +547,11 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
       if (!interleaved_position<P>[static_cast<std::size_t>(m)])
         throw error("fusedsl: internal: node " + std::to_string(m) +
                     " runs in a group of pointwise nodes that the compile-time plan does not have");
+  // A split group's part states: per reduction, split_chunks per row, shared by the threads.
+  std::vector<host_vector<std::byte>> part_states(count);
+  if (mode == group_mode::split_rows)
+    for (std::size_t i = 0; i < count; ++i)
+      part_states[i].resize(static_cast<std::size_t>(group_outer * split_chunks) * entries[i].state_size);
 #pragma omp parallel if (group_outer * inner > tile_elements)
   {
     std::vector<host_vector<std::byte>> scratch(scratch_bytes.size());
@@ -489,6 +568,18 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
       }
       out[i] = n.out.scratch >= 0 ? scratch[static_cast<std::size_t>(n.out.scratch)].data() : n.out.data;
     }
+    // Node i's operands for the tile at unit `at`: a tile only moves the offsets of the
+    // scratch operands (`bias`).
+    std::vector<std::vector<std::int64_t>> bias(count);
+    for (std::size_t i = 0; i < count; ++i)
+      bias[i].assign(call.nodes[static_cast<std::size_t>(g.nodes[i])].leaves.size() + 1, 0);
+    const auto operands_at = [&](std::size_t i, std::int64_t at) {
+      const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+      for (std::size_t k = 0; k < n.leaves.size(); ++k)
+        if (n.leaves[k].scratch >= 0) bias[i][k] = at * n.leaves[k].per_outer;
+      return tile_operands{data[i].data(), bias[i].data(), out[i], n.out.scratch >= 0 ? at * n.out.per_outer : 0,
+                           may_stream[i] != 0};
+    };
     if (mode == group_mode::chunks_of_elements) {
       std::vector<chunk_member> by_position(detail::lowered_node_count<P>);
       for (std::size_t i = 0; i < count; ++i) {
@@ -499,20 +590,36 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
       for (std::int64_t b = 0; b < group_outer; b += tile_elements)
         pointwise_group_range(call.prog, by_position.data(), members[0]->space, b,
                               std::min(group_outer, b + tile_elements));
+    } else if (mode == group_mode::split_rows) {
+      // Part c of row r: its steps in order, every node on a step before the next step.
+#pragma omp for schedule(static)
+      for (std::int64_t u = 0; u < group_outer * split_chunks; ++u) {
+        const std::int64_t row = u / split_chunks, c = u % split_chunks;
+        const std::int64_t j0 = split_part_begin(inner, c), j1 = split_part_begin(inner, c + 1);
+        for (std::int64_t j = j0; j < j1; j += split_step) {
+          const std::int64_t end = std::min(j1, j + split_step), at = row * inner + j;
+          for (std::size_t i = 0; i < count; ++i) {
+            const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+            const tile_operands t = operands_at(i, at);
+            if (n.reduction)
+              entries[i].part(call.prog, n, t, row, j, end, part_states[i].data() + u * entries[i].state_size, j == j0);
+            else entries[i].run(call.prog, n, t, kernel_class::pointwise, at, row * inner + end, nullptr);
+          }
+        }
+      }
+#pragma omp for schedule(static) nowait
+      for (std::int64_t row = 0; row < group_outer; ++row)
+        for (std::size_t i = 0; i < count; ++i)
+          if (entries[i].merge)
+            entries[i].merge(call.prog, call.nodes[static_cast<std::size_t>(g.nodes[i])], operands_at(i, 0), row,
+                             part_states[i].data() + row * split_chunks * entries[i].state_size);
     } else {
-      // A tile only moves the offsets of the scratch operands (`bias`).
-      std::vector<std::vector<std::int64_t>> bias(count);
-      for (std::size_t i = 0; i < count; ++i)
-        bias[i].assign(call.nodes[static_cast<std::size_t>(g.nodes[i])].leaves.size() + 1, 0);
 #pragma omp for schedule(static) nowait
       for (std::int64_t b = 0; b < group_outer; b += tile) {
         const std::int64_t e = std::min(group_outer, b + tile);
         for (std::size_t i = 0; i < count; ++i) {
           const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
-          for (std::size_t k = 0; k < n.leaves.size(); ++k)
-            if (n.leaves[k].scratch >= 0) bias[i][k] = b * n.leaves[k].per_outer;
-          const tile_operands t{data[i].data(), bias[i].data(), out[i], n.out.scratch >= 0 ? b * n.out.per_outer : 0,
-                                may_stream[i] != 0};
+          const tile_operands t = operands_at(i, b);
           void* operand = operand_slot[i] >= 0 ? scratch[static_cast<std::size_t>(operand_slot[i])].data() : nullptr;
           if (n.reduction) entries[i].run(call.prog, n, t, kernel_class::rows, b, e, operand);
           else entries[i].run(call.prog, n, t, kernel_class::pointwise, b * inner, e * inner, operand);

@@ -1,12 +1,15 @@
 /// @file split.hpp
 /// The CPU's split-reduction kernel class: a reduction with few kept
 /// elements and many reduced ones, each row's reduced range cut into a
-/// fixed number of chunks reduced in parallel (with the row reduction's
-/// `accumulate`), then merged in order (`reduction_split`).
+/// fixed number of parts reduced in parallel (with the row reduction's
+/// `accumulate`), then merged in order. A fused group of such rows runs
+/// the same parts (executor.hpp), its reductions through `split_part` and
+/// `split_merge`, so that it adds in the same order as a reduction alone.
 #pragma once
-#include <cstddef>  // std::size_t
-#include <cstdint>  // std::int64_t
-#include <vector>   // std::vector
+#include <algorithm>  // std::min
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t
+#include <vector>     // std::vector
 
 #include <fusedsl/backend/cpu/chunks.hpp>          // tile_operands
 #include <fusedsl/backend/cpu/reduction_axes.hpp>  // reduction_axes, reduction_state
@@ -17,28 +20,52 @@ namespace fusedsl::cpu_detail {
 
 using detail::node_runtime;
 
-/// Chunks a long reduction is split into: fixed, so that results do not
-/// depend on the number of threads.
+/// Parts a long row is split into: fixed, so that results do not depend
+/// on the number of threads.
 inline constexpr std::int64_t split_chunks = 64;
 
-/// Reduction node `r` with few kept elements and many reduced ones: each
-/// row's reduced range is cut into `split_chunks` parts reduced in
-/// parallel, then merged in order.
+/// Elements of a part added at a time: a fused group runs all its nodes on
+/// one step before the next, so that the step's operands stay in the L2
+/// cache (a reduction alone adds in the same steps, in the same order).
+inline constexpr std::int64_t split_step = 16384;
+
+/// First reduced element of part `c` of a row of `inner` elements.
+inline std::int64_t split_part_begin(std::int64_t inner, std::int64_t c) { return inner * c / split_chunks; }
+
+/// Adds reduced elements [j0, j1) of row `row` of reduction `r` to `state`
+/// (value-initialised first when `fresh`): one step of a part.
+template <class R>
+void split_part(const R& r, const node_runtime& n, const tile_operands& t, std::int64_t row, std::int64_t j0,
+                std::int64_t j1, reduction_state<R>& state, bool fresh) {
+  if (fresh) state = {};
+  accumulate(r, n, reduction_axes(n), t, row, j0, j1, state);
+}
+
+/// Merges the `split_chunks` part states of row `row`, in order, and stores
+/// the row's result.
+template <class Out, class R>
+void split_merge(const R& r, const node_runtime& n, const tile_operands& t, std::int64_t row,
+                 const reduction_state<R>* parts) {
+  reduction_state<R> state = parts[0];
+  for (std::int64_t c = 1; c < split_chunks; ++c) r.op.merge(state, parts[c]);
+  static_cast<Out*>(t.out)[reduction_axes(n).row_offset(row, n.out.strides) - t.out_bias] =
+      static_cast<Out>(r.op.finish(state, n.inner));
+}
+
+/// Reduction node `r` with few kept elements and many reduced ones, alone:
+/// each row's parts reduced in parallel, step by step, then merged.
 template <class Out, class R>
 void reduction_split(const R& r, const node_runtime& n, const tile_operands& t) {
-  const reduction_axes axes(n);
-  Out* out = static_cast<Out*>(t.out);
-  std::vector<reduction_state<R>> partial(static_cast<std::size_t>(split_chunks));
+  std::vector<reduction_state<R>> parts(static_cast<std::size_t>(split_chunks));
   for (std::int64_t row = 0; row < n.outer; ++row) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t c = 0; c < split_chunks; ++c) {
-      partial[static_cast<std::size_t>(c)] = {};
-      accumulate(r, n, axes, t, row, n.inner * c / split_chunks, n.inner * (c + 1) / split_chunks,
-                 partial[static_cast<std::size_t>(c)]);
+      const std::int64_t j1 = split_part_begin(n.inner, c + 1);
+      for (std::int64_t j = split_part_begin(n.inner, c); j < j1; j += split_step)
+        split_part(r, n, t, row, j, std::min(j1, j + split_step), parts[static_cast<std::size_t>(c)],
+                   j == split_part_begin(n.inner, c));
     }
-    reduction_state<R> state = partial[0];
-    for (std::int64_t c = 1; c < split_chunks; ++c) r.op.merge(state, partial[static_cast<std::size_t>(c)]);
-    out[axes.row_offset(row, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(state, n.inner));
+    split_merge<Out>(r, n, t, row, parts.data());
   }
 }
 
