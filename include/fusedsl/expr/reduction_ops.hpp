@@ -8,7 +8,7 @@
 #include <cstdint>  // std::int64_t
 #include <limits>   // std::numeric_limits
 
-#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
+#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/dtype.hpp>   // dtype
 #include <fusedsl/core/math.hpp>    // math::*
 
@@ -24,6 +24,16 @@ template <class T>
 FUSEDSL_HOST_DEVICE constexpr T lowest() {
   if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
   else return std::numeric_limits<T>::lowest();
+}
+/// Folds `lanes` (a power of two) partial results into v[0] pairwise, the
+/// upper half into the lower: a chain of log2(lanes) dependent steps, not
+/// lanes - 1 (a logsumexp block's two folds of 32, one after the other, took
+/// much of its time).
+template <int lanes, class T, class Op>
+FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void fold_lanes(T* v, Op op) {
+  static_assert(lanes > 0 && (lanes & (lanes - 1)) == 0, "fold_lanes: lanes must be a power of two");
+  for (int width = lanes / 2; width > 0; width /= 2)
+    for (int l = 0; l < width; ++l) op(v[l], v[l + width]);
 }
 /// Integers and bool accumulate in i64, as torch.sum does.
 constexpr dtype widen_integers(dtype x) { return is_floating_point(x) ? x : dtype::i64; }
@@ -254,21 +264,22 @@ struct moment : reduction_base {
   /// Adds `count` values at once (a loop's chunk): their mean, then their
   /// squared deviations from it, merged as a partial state. The same
   /// accuracy as Welford's update with one division per block instead of
-  /// one per element, and loops a compiler vectorizes.
+  /// one per element, and loops a compiler vectorizes. (Always inlined: out of
+  /// line, the CPU kernels' AVX2 clones would call its baseline SSE code.)
   template <class T>
-  FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
     constexpr int lanes = 8;  // independent partial sums: the loops vectorize without reassociation
     const std::int64_t whole = count - count % lanes;
     T sum[lanes] = {}, squares[lanes] = {};
     for (std::int64_t i = 0; i < whole; i += lanes)  // vectorized: mean of a block
       for (int l = 0; l < lanes; ++l) sum[l] += v[i + l];
     for (std::int64_t i = whole; i < count; ++i) sum[i - whole] += v[i];
-    for (int l = 1; l < lanes; ++l) sum[0] += sum[l];
+    detail::fold_lanes<lanes>(sum, [](T& a, T b) { a += b; });
     const T mean = sum[0] / T(count);
     for (std::int64_t i = 0; i < whole; i += lanes)  // vectorized: squares of a block
       for (int l = 0; l < lanes; ++l) squares[l] += (v[i + l] - mean) * (v[i + l] - mean);
     for (std::int64_t i = whole; i < count; ++i) squares[i - whole] += (v[i] - mean) * (v[i] - mean);
-    for (int l = 1; l < lanes; ++l) squares[0] += squares[l];
+    detail::fold_lanes<lanes>(squares, [](T& a, T b) { a += b; });
     merge(s, state<T>{mean, squares[0], T(count)});
   }
   template <class T>
@@ -332,9 +343,9 @@ struct logsumexp : reduction_base {
   /// Adds `count` values at once (a loop's chunk): their max, then the sum of
   /// exp(v - max), merged as a partial state, as Inductor's two passes do
   /// within the block: element by element, the rescaling's branch and
-  /// scalar exp do not vectorize.
+  /// scalar exp do not vectorize. (Always inlined, as moment's.)
   template <class T>
-  FUSEDSL_HOST_DEVICE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
     // Independent partial results, 128 bytes of them: the loops vectorize without
     // reassociation (with fewer, the max loop is unrolled whole and not vectorized).
     constexpr int lanes = static_cast<int>(128 / sizeof(T));
@@ -344,7 +355,7 @@ struct logsumexp : reduction_base {
     for (std::int64_t i = 0; i < whole; i += lanes)
       for (int l = 0; l < lanes; ++l) top[l] = math::nan_max(top[l], v[i + l]);  // vectorized: max of a block
     for (std::int64_t i = whole; i < count; ++i) top[i - whole] = math::nan_max(top[i - whole], v[i]);
-    for (int l = 1; l < lanes; ++l) top[0] = math::nan_max(top[0], top[l]);
+    detail::fold_lanes<lanes>(top, [](T& a, T b) { a = math::nan_max(a, b); });
     const T max = top[0];
     // NaN, +inf and a block of -inf alone decide or add nothing: no sum to take.
     if (math::is_nan(max) || max == detail::highest<T>() || max == detail::lowest<T>()) {
@@ -354,7 +365,7 @@ struct logsumexp : reduction_base {
     for (std::int64_t i = 0; i < whole; i += lanes)
       for (int l = 0; l < lanes; ++l) sum[l] += math::exp(v[i + l] - max);  // vectorized: exp of a block
     for (std::int64_t i = whole; i < count; ++i) sum[i - whole] += math::exp(v[i] - max);
-    for (int l = 1; l < lanes; ++l) sum[0] += sum[l];
+    detail::fold_lanes<lanes>(sum, [](T& a, T b) { a += b; });
     merge(s, state<T>{max, sum[0]});
   }
   template <class T>

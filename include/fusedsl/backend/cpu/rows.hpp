@@ -33,6 +33,15 @@ using detail::node_runtime;
 template <class State>
 inline constexpr int reduction_lanes = std::max<int>(8, static_cast<int>(128 / sizeof(State)));
 
+/// Rows of at most this many reduced elements add into 32 bytes of lanes
+/// (8 float sums, one register): merging 128 bytes of lanes costs more
+/// than such a row's adds (a row sum of 262144 x 64 floats: 7.9 -> 4.1 ms,
+/// one thread). Longer rows need the wider lanes (softmax over rows of 256
+/// is 15% slower with 8).
+inline constexpr std::int64_t short_row_length = 64;
+template <class State>
+inline constexpr int short_row_lanes = std::max<int>(4, static_cast<int>(32 / sizeof(State)));
+
 /// True when reduction `R`'s accumulator adds a whole chunk of values at
 /// once (`add_block`), which it does better than element by element.
 template <class R, class State>
@@ -44,9 +53,8 @@ inline constexpr bool takes_blocks = requires(const R& r, State& s,
 /// Adds the `m` values `value(i)` of a chunk at reduced elements `at`,
 /// `at + 1`, ... to `lanes`. Lane l takes elements l, l + lanes, ...: a
 /// fixed assignment, so the order of additions is the same on every run.
-template <class R, class State, class Value>
+template <int n_lanes, class R, class State, class Value>
 FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, std::int64_t at, const Value& value) {
-  constexpr int n_lanes = reduction_lanes<State>;
   std::int64_t i = 0;
   for (; i + n_lanes <= m; i += n_lanes)
     for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
@@ -58,7 +66,7 @@ FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, 
 /// [j0, j1) (flat, row-major over the reduced axes) into `state`. With
 /// `kept` (the row's element 0), the operand's values are also stored
 /// there, for a later loop of the group that reads the same operand.
-template <class R, class State>
+template <class R, class State, int n_lanes = reduction_lanes<State>>
 FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, const reduction_axes& axes,
                                    const tile_operands& t, std::int64_t row, std::int64_t j0, std::int64_t j1,
                                    State& state, compute_t<kernel_numerics, R::input_dtype>* kept = nullptr) {
@@ -73,7 +81,6 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
     row_base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
     step[k] = last < 0 ? 0 : n.leaves[k].strides[axes.reduced[last]];
   }
-  constexpr int n_lanes = reduction_lanes<State>;
   State lanes[n_lanes] = {};
   lanes[0] = state;
   chunk_leaves<Arg> leaves;
@@ -93,9 +100,9 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
       acc_type* values = kept ? kept + (j + done) : local;
       if (kept || takes_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
       if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], values, m);
-      else if (kept) add_to_lanes(r, lanes, m, j + done, [&](std::int64_t i) { return values[i]; });
+      else if (kept) add_to_lanes<n_lanes>(r, lanes, m, j + done, [&](std::int64_t i) { return values[i]; });
       else
-        add_to_lanes(r, lanes, m, j + done, [&](std::int64_t i) {
+        add_to_lanes<n_lanes>(r, lanes, m, j + done, [&](std::int64_t i) {
           return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i}));
         });
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
@@ -187,9 +194,13 @@ void reduction_rows(const R& r, const node_runtime& n, const tile_operands& t, s
   auto* kept_values = static_cast<compute_t<kernel_numerics, R::input_dtype>*>(kept);
   if (axes.n_reduced == 1 && axes.n_kept > 0 && rows_per_chunk(n.inner) > 1)
     return short_reduction_rows<Out>(r, n, axes, t, begin, end, kept_values);
+  using State = reduction_state<R>;
   for (std::int64_t row = begin; row < end; ++row) {
-    reduction_state<R> state{};
-    accumulate(r, n, axes, t, row, 0, n.inner, state, kept_values ? kept_values + (row - begin) * n.inner : nullptr);
+    State state{};
+    auto* row_kept = kept_values ? kept_values + (row - begin) * n.inner : nullptr;
+    if (n.inner <= short_row_length)
+      accumulate<R, State, short_row_lanes<State>>(r, n, axes, t, row, 0, n.inner, state, row_kept);
+    else accumulate(r, n, axes, t, row, 0, n.inner, state, row_kept);
     out[axes.row_offset(row, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(state, n.inner));
   }
 }
