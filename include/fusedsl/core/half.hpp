@@ -119,8 +119,8 @@ FUSEDSL_HOST_DEVICE constexpr float round_to_odd_float(T v) {
 template <std::uint16_t (*ToBits)(float), float (*FromBits)(std::uint16_t)>
 struct float16_storage {
   /// No default member initializer: trivially default-constructible, as float is, so
-  /// that a kernel's local array of them is not zero-filled on every chunk (a bf16
-  /// store loop spent half its time there). `bfloat16{}` is still zero.
+  /// that a kernel's local array of them is not zero-filled on every chunk.
+  /// `bfloat16{}` is still zero.
   std::uint16_t bits;
 
   constexpr float16_storage() = default;

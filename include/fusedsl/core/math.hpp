@@ -65,8 +65,7 @@ FUSEDSL_HOST_DEVICE constexpr bool is_nan(T a) {
 
 /// c ? a : b with both arms computed: a blend of bits for floating types and
 /// integers. A `?:` may become a branch that stops a loop's vectorization
-/// (vector_math::detail::select says how): `where(x > 0, erf(x), x)` and
-/// `where(mask, x, 0)` over a bool mask ran 4-5x slower than their arms.
+/// (vector_math::detail::select says how), as in `where(x > 0, erf(x), x)`.
 template <class T>
 FUSEDSL_HOST_DEVICE constexpr T select(bool c, T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {

@@ -35,9 +35,9 @@ inline constexpr int reduction_lanes = std::max<int>(8, static_cast<int>(128 / s
 
 /// Rows of at most this many reduced elements add into 32 bytes of lanes
 /// (8 float sums, one register): merging 128 bytes of lanes costs more
-/// than such a row's adds (a row sum of 262144 x 64 floats: 7.9 -> 4.1 ms,
-/// one thread). Longer rows need the wider lanes (softmax over rows of 256
-/// is 15% slower with 8).
+/// than such a row's adds. Longer rows need the wider lanes: with one
+/// register, a max's chain of compares is the limit (softmax over rows of
+/// 256 is slower).
 inline constexpr std::int64_t short_row_length = 64;
 template <class State>
 inline constexpr int short_row_lanes = std::max<int>(4, static_cast<int>(32 / sizeof(State)));
