@@ -595,17 +595,16 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
 #pragma omp for schedule(static)
       for (std::int64_t u = 0; u < group_outer * split_chunks; ++u) {
         const std::int64_t row = u / split_chunks, c = u % split_chunks;
-        const std::int64_t j0 = split_part_begin(inner, c), j1 = split_part_begin(inner, c + 1);
-        for (std::int64_t j = j0; j < j1; j += split_step) {
-          const std::int64_t end = std::min(j1, j + split_step), at = row * inner + j;
+        for_each_split_step(inner, c, [&](std::int64_t j0, std::int64_t j1, bool first) {
+          const std::int64_t at = row * inner + j0;
           for (std::size_t i = 0; i < count; ++i) {
             const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
             const tile_operands t = operands_at(i, at);
             if (n.reduction)
-              entries[i].part(call.prog, n, t, row, j, end, part_states[i].data() + u * entries[i].state_size, j == j0);
-            else entries[i].run(call.prog, n, t, kernel_class::pointwise, at, row * inner + end, nullptr);
+              entries[i].part(call.prog, n, t, row, j0, j1, part_states[i].data() + u * entries[i].state_size, first);
+            else entries[i].run(call.prog, n, t, kernel_class::pointwise, at, row * inner + j1, nullptr);
           }
-        }
+        });
       }
 #pragma omp for schedule(static) nowait
       for (std::int64_t row = 0; row < group_outer; ++row)

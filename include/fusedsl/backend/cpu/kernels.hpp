@@ -12,4 +12,4 @@
 #include <fusedsl/backend/cpu/columns.hpp>    // accumulate_columns, reduction_columns
 #include <fusedsl/backend/cpu/pointwise.hpp>  // pointwise_chunk, pointwise_range
 #include <fusedsl/backend/cpu/rows.hpp>       // accumulate, reduction_rows
-#include <fusedsl/backend/cpu/split.hpp>      // reduction_split
+#include <fusedsl/backend/cpu/split.hpp>      // reduction_split, for_each_split_step, split_part

@@ -14,6 +14,7 @@
 #include <fusedsl/backend/cpu/chunks.hpp>          // tile_operands
 #include <fusedsl/backend/cpu/reduction_axes.hpp>  // reduction_axes, reduction_state
 #include <fusedsl/backend/cpu/rows.hpp>            // accumulate
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_FORCEINLINE
 #include <fusedsl/runtime/nodes.hpp>               // node_runtime
 
 namespace fusedsl::cpu_detail {
@@ -29,8 +30,14 @@ inline constexpr std::int64_t split_chunks = 64;
 /// cache (a reduction alone adds in the same steps, in the same order).
 inline constexpr std::int64_t split_step = 16384;
 
-/// First reduced element of part `c` of a row of `inner` elements.
-inline std::int64_t split_part_begin(std::int64_t inner, std::int64_t c) { return inner * c / split_chunks; }
+/// Calls `step(j0, j1, first)` for the steps of part `c` of a row of `inner`
+/// elements, in order (`first` for the part's first step): the order in
+/// which a split reduction adds, alone or in a fused group.
+template <class Step>
+FUSEDSL_FORCEINLINE void for_each_split_step(std::int64_t inner, std::int64_t c, Step step) {
+  const std::int64_t begin = inner * c / split_chunks, end = inner * (c + 1) / split_chunks;
+  for (std::int64_t j = begin; j < end; j += split_step) step(j, std::min(end, j + split_step), j == begin);
+}
 
 /// Adds reduced elements [j0, j1) of row `row` of reduction `r` to `state`
 /// (value-initialised first when `fresh`): one step of a part.
@@ -59,12 +66,10 @@ void reduction_split(const R& r, const node_runtime& n, const tile_operands& t) 
   std::vector<reduction_state<R>> parts(static_cast<std::size_t>(split_chunks));
   for (std::int64_t row = 0; row < n.outer; ++row) {
 #pragma omp parallel for schedule(static)
-    for (std::int64_t c = 0; c < split_chunks; ++c) {
-      const std::int64_t j1 = split_part_begin(n.inner, c + 1);
-      for (std::int64_t j = split_part_begin(n.inner, c); j < j1; j += split_step)
-        split_part(r, n, t, row, j, std::min(j1, j + split_step), parts[static_cast<std::size_t>(c)],
-                   j == split_part_begin(n.inner, c));
-    }
+    for (std::int64_t c = 0; c < split_chunks; ++c)
+      for_each_split_step(n.inner, c, [&](std::int64_t j0, std::int64_t j1, bool first) {
+        split_part(r, n, t, row, j0, j1, parts[static_cast<std::size_t>(c)], first);
+      });
     split_merge<Out>(r, n, t, row, parts.data());
   }
 }
