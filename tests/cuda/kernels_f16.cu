@@ -12,3 +12,35 @@ TEST_CASE("f16: column strategies") { cuda_test::column_strategies_case<T>(); }
 TEST_CASE("f16: softmax and layernorm") { cuda_test::softmax_layernorm_case<T>(); }
 TEST_CASE("f16: row strategies") { cuda_test::row_strategies_case<T>(); }
 TEST_CASE("f16: adam in place") { cuda_test::adam_case<T>(); }
+
+namespace {
+/// Counts, over every float and every binary16 pattern, where the device's
+/// conversion instructions (half.hpp) differ from the integer code the host
+/// runs (checked against g++'s _Float16 in tests/core/half.cpp).
+__global__ void count_conversion_mismatches(unsigned long long* mismatches) {
+  unsigned long long count = 0;
+  const std::uint64_t step = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < (std::uint64_t{1} << 32);
+       i += step) {
+    const float f = __uint_as_float(static_cast<unsigned>(i));
+    count += cuda_test::fx::detail::float_to_half_bits(f) != cuda_test::fx::detail::float_to_half_bits_integer(f);
+    if (i < 65536) {
+      const auto h = static_cast<std::uint16_t>(i);
+      count += __float_as_uint(cuda_test::fx::detail::half_bits_to_float(h)) !=
+               __float_as_uint(cuda_test::fx::detail::half_bits_to_float_integer(h));
+    }
+  }
+  atomicAdd(mismatches, count);
+}
+}  // namespace
+
+TEST_CASE("f16: the device's conversions round every float and widen every half as the host does") {
+  unsigned long long* mismatches = nullptr;
+  REQUIRE(cudaMalloc(&mismatches, sizeof *mismatches) == cudaSuccess);
+  REQUIRE(cudaMemset(mismatches, 0, sizeof *mismatches) == cudaSuccess);
+  count_conversion_mismatches<<<1024, 256>>>(mismatches);
+  unsigned long long found = 1;
+  REQUIRE(cudaMemcpy(&found, mismatches, sizeof found, cudaMemcpyDeviceToHost) == cudaSuccess);
+  cudaFree(mismatches);
+  CHECK(found == 0);
+}

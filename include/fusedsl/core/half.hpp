@@ -6,9 +6,9 @@
 #pragma once
 #include <concepts>     // std::floating_point, std::integral
 #include <cstdint>      // std::uint16_t, std::uint32_t, std::uint64_t
-#include <type_traits>  // std::is_signed_v
+#include <type_traits>  // std::is_signed_v, std::is_constant_evaluated
 
-#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE
+#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_DEVICE_CODE
 
 namespace fusedsl {
 namespace detail {
@@ -24,7 +24,10 @@ FUSEDSL_HOST_DEVICE constexpr std::uint32_t shift_right_rne(std::uint32_t value,
   return kept + ((rest > halfway || (rest == halfway && (kept & 1u))) ? 1u : 0u);
 }
 
-FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_half_bits(float f) {
+/// `f` rounded to binary16 (nearest, ties to even) with integer operations:
+/// constant evaluation and the host; the device's instruction is checked
+/// against it (tests/cuda).
+FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_half_bits_integer(float f) {
   const std::uint32_t x = float_bits(f);
   const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
   const std::uint32_t ax = x & 0x7fffffffu;
@@ -42,7 +45,22 @@ FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_half_bits(float f) {
   return sign | static_cast<std::uint16_t>(shift_right_rne(ax - (112u << 23), 13u));
 }
 
-FUSEDSL_HOST_DEVICE constexpr float half_bits_to_float(std::uint16_t h) {
+/// `f` rounded to binary16: on the device one instruction (the integer
+/// code is some twenty, with branches), a NaN made the same quiet NaN as by
+/// the integer code.
+FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_half_bits(float f) {
+#if FUSEDSL_DEVICE_CODE
+  if (!std::is_constant_evaluated()) {
+    std::uint16_t h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return f != f ? float_to_half_bits_integer(f) : h;
+  }
+#endif
+  return float_to_half_bits_integer(f);
+}
+
+/// Binary16 bits widened to float (exact) with integer operations.
+FUSEDSL_HOST_DEVICE constexpr float half_bits_to_float_integer(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   std::uint32_t exponent = (h >> 10) & 0x1fu;
   std::uint32_t mantissa = h & 0x3ffu;
@@ -57,6 +75,20 @@ FUSEDSL_HOST_DEVICE constexpr float half_bits_to_float(std::uint16_t h) {
     return bits_float(sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13));
   }
   return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+/// Binary16 bits widened to float: on the device one instruction (no loop
+/// over a subnormal's bits), Inf and NaN (with its payload) as by the
+/// integer code.
+FUSEDSL_HOST_DEVICE constexpr float half_bits_to_float(std::uint16_t h) {
+#if FUSEDSL_DEVICE_CODE
+  if (!std::is_constant_evaluated()) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return (h & 0x7c00u) == 0x7c00u ? half_bits_to_float_integer(h) : f;
+  }
+#endif
+  return half_bits_to_float_integer(h);
 }
 
 /// Without branches, so that loops storing bfloat16 vectorize: adding 0x7fff
