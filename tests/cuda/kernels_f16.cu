@@ -14,8 +14,8 @@ TEST_CASE("f16: row strategies") { cuda_test::row_strategies_case<T>(); }
 TEST_CASE("f16: adam in place") { cuda_test::adam_case<T>(); }
 
 namespace {
-/// Counts, over every float and every binary16 pattern, where the device's
-/// conversion instructions (half.hpp) differ from the integer code the host
+/// Counts, over every float (to half and to bfloat16) and every binary16
+/// pattern (to float), where the device's conversion instructions (half.hpp) differ from the integer code the host
 /// runs (checked against g++'s _Float16 in tests/core/half.cpp).
 __global__ void count_conversion_mismatches(unsigned long long* mismatches) {
   unsigned long long count = 0;
@@ -24,6 +24,8 @@ __global__ void count_conversion_mismatches(unsigned long long* mismatches) {
        i += step) {
     const float f = __uint_as_float(static_cast<unsigned>(i));
     count += cuda_test::fx::detail::float_to_half_bits(f) != cuda_test::fx::detail::float_to_half_bits_integer(f);
+    count +=
+        cuda_test::fx::detail::float_to_bfloat16_bits(f) != cuda_test::fx::detail::float_to_bfloat16_bits_integer(f);
     if (i < 65536) {
       const auto h = static_cast<std::uint16_t>(i);
       count += __float_as_uint(cuda_test::fx::detail::half_bits_to_float(h)) !=
@@ -34,7 +36,7 @@ __global__ void count_conversion_mismatches(unsigned long long* mismatches) {
 }
 }  // namespace
 
-TEST_CASE("f16: the device's conversions round every float and widen every half as the host does") {
+TEST_CASE("f16 and bf16: the device's conversions round every float and widen every half as the host does") {
   unsigned long long* mismatches = nullptr;
   REQUIRE(cudaMalloc(&mismatches, sizeof *mismatches) == cudaSuccess);
   REQUIRE(cudaMemset(mismatches, 0, sizeof *mismatches) == cudaSuccess);

@@ -47,13 +47,14 @@ FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_half_bits_integer(float f) 
 
 /// `f` rounded to binary16: on the device one instruction (the integer
 /// code is some twenty, with branches), a NaN made the same quiet NaN as by
-/// the integer code.
+/// the integer code (with bit operations: a call of it here would be
+/// computed for every value).
 FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_half_bits(float f) {
 #if FUSEDSL_DEVICE_CODE
   if (!std::is_constant_evaluated()) {
     std::uint16_t h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return f != f ? float_to_half_bits_integer(f) : h;
+    return f != f ? static_cast<std::uint16_t>(((float_bits(f) >> 16) & 0x8000u) | 0x7e00u) : h;
   }
 #endif
   return float_to_half_bits_integer(f);
@@ -85,7 +86,9 @@ FUSEDSL_HOST_DEVICE constexpr float half_bits_to_float(std::uint16_t h) {
   if (!std::is_constant_evaluated()) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return (h & 0x7c00u) == 0x7c00u ? half_bits_to_float_integer(h) : f;
+    return (h & 0x7c00u) == 0x7c00u ? bits_float(static_cast<std::uint32_t>(h & 0x8000u) << 16 | 0x7f800000u |
+                                                 static_cast<std::uint32_t>(h & 0x3ffu) << 13)
+                                    : f;
   }
 #endif
   return half_bits_to_float_integer(h);
@@ -95,11 +98,24 @@ FUSEDSL_HOST_DEVICE constexpr float half_bits_to_float(std::uint16_t h) {
 /// plus the kept part's lowest bit carries into it exactly when the dropped
 /// half is above halfway, or at halfway with the kept part odd (ties to
 /// even); a NaN keeps its sign and payload's top bits and is made quiet.
-FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_bfloat16_bits(float f) {
+FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_bfloat16_bits_integer(float f) {
   const std::uint32_t x = float_bits(f);
   const std::uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
   const std::uint32_t nan_mask = 0u - static_cast<std::uint32_t>((x & 0x7fffffffu) > 0x7f800000u);
   return static_cast<std::uint16_t>((rounded & ~nan_mask) | (((x >> 16) | 0x40u) & nan_mask));
+}
+
+/// `f` rounded to bfloat16: on devices of compute capability 8.0 and
+/// later one instruction, a NaN made the same quiet NaN as by the integer code.
+FUSEDSL_HOST_DEVICE constexpr std::uint16_t float_to_bfloat16_bits(float f) {
+#if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800
+  if (!std::is_constant_evaluated()) {
+    std::uint16_t b;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
+    return f != f ? static_cast<std::uint16_t>((float_bits(f) >> 16) | 0x40u) : b;
+  }
+#endif
+  return float_to_bfloat16_bits_integer(f);
 }
 
 FUSEDSL_HOST_DEVICE constexpr float bfloat16_bits_to_float(std::uint16_t b) {
