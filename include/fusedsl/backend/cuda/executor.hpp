@@ -210,6 +210,10 @@ struct cuda_node_entry {
   }
 };
 
+/// Fewest elements of a row per block of the split kernel (small rows):
+/// 8 per thread, two passes of its unrolled loads.
+inline constexpr std::int64_t split_chunk = 4096;
+
 /// When a CUDA device splits rows across blocks (runtime/kernel_class.hpp):
 /// fewer rows than 2 per multiprocessor, each at least 16384 elements long.
 inline split_rule cuda_split_rule(int sms) { return {2 * std::int64_t{sms}, 16384}; }
@@ -218,17 +222,15 @@ inline split_rule cuda_split_rule(int sms) { return {2 * std::int64_t{sms}, 1638
 // the arguments), so that nvcc's host stubs name the kernels by `D`'s own
 // type and never through a type that holds a placeholder's name.
 
-/// A pointwise group: vectorized or not, 32- or 64-bit indices.
+/// A pointwise group: 32- or 64-bit indices.
 template <class... N, class... L>
 void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
-                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized,
-                      bool wide, unsigned blocks, int threads, cudaStream_t stream) {
+                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool wide,
+                      unsigned blocks, int threads, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
   constexpr int V = vector_width<D>;
-  if (vectorized && wide) pointwise_kernel<D, std::int64_t, V><<<blocks, threads, 0, stream>>>(objects, a);
-  else if (vectorized) pointwise_kernel<D, int, V><<<blocks, threads, 0, stream>>>(objects, a);
-  else if (wide) pointwise_kernel<D, std::int64_t, 1><<<blocks, threads, 0, stream>>>(objects, a);
-  else pointwise_kernel<D, int, 1><<<blocks, threads, 0, stream>>>(objects, a);
+  if (wide) pointwise_kernel<D, std::int64_t, V><<<blocks, threads, 0, stream>>>(objects, a);
+  else pointwise_kernel<D, int, V><<<blocks, threads, 0, stream>>>(objects, a);
 }
 
 /// A row group: vectorized along the rows or not.
@@ -368,14 +370,19 @@ struct launcher {
     }
 
     if (k == kernel_class::pointwise) {
+      // Vectors of V along the innermost axis when it allows them for every operand (V divides
+      // it, strides 0 or 1); otherwise vectors of the flattened space, each operand's contiguous
+      // over the space or read element by element, the last vector cut at the space's end.
       constexpr int V = vector_width<D>;
-      const bool vectorized = V > 1 && a.space.kept_rank > 0 && a.space.kept[a.space.kept_rank - 1] % V == 0 &&
-                              vector_friendly(memory, a.space, V, false);
-      const std::int64_t vectors = a.space.outer / (vectorized ? V : 1);
+      if (!(a.space.kept_rank > 0 && a.space.kept[a.space.kept_rank - 1] % V == 0 &&
+            vector_friendly(memory, a.space, V, false)))
+        for (pending& p : memory)
+          p.target->access = contiguous_over(*p.target, a.space) ? vector_access::contiguous : vector_access::elements;
+      const std::int64_t vectors = a.space.outer / V + (a.space.outer % V != 0);
       const int threads = 256;
       const auto blocks =
           static_cast<unsigned>(std::min<std::int64_t>((vectors + threads - 1) / threads, std::int64_t{sms} * 64));
-      launch_pointwise(objects, a, vectorized, wide, blocks, threads, stream);
+      launch_pointwise(objects, a, wide, blocks, threads, stream);
       check_launch(name(k), node_names);
     } else if constexpr (!info.any_reduction) {
       // No reduction, so no group of another class: their kernels are not instantiated (compile time).
@@ -413,7 +420,9 @@ struct launcher {
       // fewer) by y rows, the rows cut into chunks so that the grid fills the
       // device once (one wave, no tail). The partition depends on the sizes,
       // the device and the kernel's occupancy: the same for given sizes with
-      // one build on one device. Split: chunks of 65536 elements.
+      // one build on one device. Split: chunks of 65536 elements, at most 1024 per row; more
+      // and shorter ones (down to `split_chunk`) where that leaves multiprocessors without two
+      // blocks (one wave: 4 per multiprocessor made a wave and a third, slower).
       const bool columns = k == kernel_class::columns;
       constexpr int V = vector_width<D>;
       const bool vectorized = columns && V > 1 && !wide && a.space.kept_rank > 0 &&
@@ -432,7 +441,10 @@ struct launcher {
         blocks = dim3(static_cast<unsigned>(column_blocks), static_cast<unsigned>(a.chunks));
         threads = dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
       } else {
-        a.chunks = std::clamp<std::int64_t>(a.space.inner / 65536, 1, 1024);
+        const std::int64_t filling = (2 * std::int64_t{sms} + a.space.outer - 1) / a.space.outer;
+        a.chunks =
+            std::clamp<std::int64_t>(std::max(a.space.inner / 65536, std::min(filling, a.space.inner / split_chunk)), 1,
+                                     1024);
         blocks = dim3(static_cast<unsigned>(a.chunks), static_cast<unsigned>(a.space.outer));
       }
       std::size_t bytes = 0;
@@ -550,6 +562,18 @@ struct launcher {
       if (space[kept_axes[d]] == 0) out.outer = 0;
     for (int d = 0; d < nr; ++d)
       if (space[reduced_axes[d]] == 0) out.inner = 0;
+  }
+
+  /// True when operand `o` is contiguous over the kept axes of `s` (row
+  /// major) and 16-byte aligned: the pointwise kernel's `vector_access::contiguous`.
+  static bool contiguous_over(const operand& o, const space_args& s) {
+    if (reinterpret_cast<std::uintptr_t>(o.data) % 16 != 0) return false;
+    std::int64_t stride = 1;
+    for (int d = s.kept_rank - 1; d >= 0; --d) {
+      if (s.kept[d] != 1 && o.kept[d] != stride) return false;
+      stride *= s.kept[d];
+    }
+    return true;
   }
 
   /// True when every memory operand steps by 0 or 1 along the axis vectors

@@ -5,11 +5,12 @@
 /// loads and stores, params, and `gather` and `store` themselves. Its own
 /// header because every kernel class builds on it.
 #pragma once
-#include <cstddef>  // std::size_t
-#include <cstdint>  // std::int64_t
-#include <cstring>  // std::memcpy
-#include <tuple>    // std::tuple_element_t
-#include <utility>  // std::declval
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t
+#include <cstring>      // std::memcpy
+#include <tuple>        // std::tuple_element_t
+#include <type_traits>  // std::remove_pointer_t
+#include <utility>      // std::declval
 
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, leaf_at, producer, distinct_at, slot_base
@@ -168,12 +169,15 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T param_value(const operand& o) {
   return value;
 }
 
-/// Gathers slot `S` (and the following ones) of node J at `at` (`V`
-/// consecutive elements along the innermost kept axis when `V` > 1, the
-/// operand's stride along it then 0 or 1: pointwise groups, columns).
+/// Gathers slot `S` (and the following ones) of node J at `at`: `V` > 1
+/// consecutive elements along the innermost kept axis (columns), or of the
+/// flattened space (pointwise groups: `at.row` is its flat index), each
+/// operand as its `access` says; only the first `count` of them when the
+/// space ends before the vector does (pointwise groups).
 template <class P, int J, std::size_t S, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const registers<P, V>& regs,
-                                               const position<Index>& at, slot_values<loop_t<P, J>, V>& out) {
+                                               const position<Index>& at, slot_values<loop_t<P, J>, V>& out,
+                                               int count = V) {
   using E = loop_t<P, J>;
   if constexpr (S < leaf_slots<E>()) {
     using L = leaf_at<E, S>;
@@ -195,40 +199,60 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
       }
     }
     if (!done) {
-      const T* base = static_cast<const T*>(o.data) + offset(o, a.space, at);
+      const T* data = static_cast<const T*>(o.data);
       if constexpr (V == 1) {
-        to[0] = *base;
+        to[0] = data[offset(o, a.space, at)];
+      } else if (o.access == vector_access::contiguous) {
+        if (count == V) load_vector<V>(data + at.row, to);
+        else
+#pragma unroll
+          for (int v = 0; v < V; ++v)
+            if (v < count) to[v] = data[at.row + v];
+      } else if (o.access == vector_access::elements) {
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+          if (v < count) to[v] = data[offset(o, a.space, position<Index>{at.row + v, at.j})];
       } else if (o.kept[a.space.kept_rank - 1] == 0) {
-        const T value = *base;
+        const T value = data[offset(o, a.space, at)];
 #pragma unroll
         for (int v = 0; v < V; ++v) to[v] = value;
       } else {
-        load_vector<V>(base, to);
+        load_vector<V>(data + offset(o, a.space, at), to);
       }
     }
-    gather<P, J, S + 1, V>(a, regs, at, out);
+    gather<P, J, S + 1, V>(a, regs, at, out, count);
   }
 }
 
-/// Stores node J's `V` values at `at`: its target's element type or its own.
+/// Stores node J's `V` values at `at` (the first `count` of them), as
+/// `gather` reads them: its target's element type or its own.
 template <class P, int J, int V, class Index, class C>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store(const group_args<P>& a, const position<Index>& at, const C (&values)[V]) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store(const group_args<P>& a, const position<Index>& at, const C (&values)[V],
+                                              int count = V) {
   const operand& o = a.outs[J];
   if (o.data == nullptr) return;
-  const Index at_offset = offset(o, a.space, at);
-  if (a.stores_target >> J & 1u) {
-    using T = target_element_t<P, J>;
+  const auto put = [&](auto* data) {
+    using T = std::remove_pointer_t<decltype(data)>;
     T converted[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
-    store_vector<V>(static_cast<T*>(const_cast<void*>(o.data)) + at_offset, converted);
-  } else if constexpr (distinct_at<P, J> >= 0) {
-    using T = value_t<P, J>;
-    T converted[V];
+    if constexpr (V == 1) {
+      data[offset(o, a.space, at)] = converted[0];
+    } else if (o.access == vector_access::elements) {
 #pragma unroll
-    for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
-    store_vector<V>(static_cast<T*>(const_cast<void*>(o.data)) + at_offset, converted);
-  }
+      for (int v = 0; v < V; ++v)
+        if (v < count) data[offset(o, a.space, position<Index>{at.row + v, at.j})] = converted[v];
+    } else {
+      T* to = data + (o.access == vector_access::contiguous ? at.row : offset(o, a.space, at));
+      if (count == V) store_vector<V>(to, converted);
+      else
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+          if (v < count) to[v] = converted[v];
+    }
+  };
+  if (a.stores_target >> J & 1u) put(static_cast<target_element_t<P, J>*>(const_cast<void*>(o.data)));
+  else if constexpr (distinct_at<P, J> >= 0) put(static_cast<value_t<P, J>*>(const_cast<void*>(o.data)));
 }
 
 }  // namespace fusedsl::cuda_detail

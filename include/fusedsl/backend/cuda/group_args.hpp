@@ -13,6 +13,15 @@
 
 namespace fusedsl::cuda_detail {
 
+/// How the pointwise kernel reaches an operand's `V` consecutive elements
+/// of the group's flattened space (chosen per launch; other kernels use
+/// `along_last`).
+enum class vector_access : std::int32_t {
+  along_last,  ///< stride 0 (one value) or 1 (a 16-byte vector) along the innermost kept axis, whose size V divides
+  contiguous,  ///< contiguous over the whole space and 16-byte aligned: a vector at the flat index, no offsets
+  elements,    ///< any strides: each element at its own offset
+};
+
 /// Where a kernel reads one leaf slot or writes one node: memory with
 /// strides over the group's kept axes (outer) and reduced axes (inner).
 struct operand {
@@ -20,6 +29,7 @@ struct operand {
   std::int64_t kept[max_rank] = {};     ///< strides over the kept axes
   std::int64_t reduced[max_rank] = {};  ///< strides over the reduced axes
   std::uint64_t value = 0;              ///< a param's bits
+  vector_access access = vector_access::along_last;
 };
 
 /// The iteration space of a group: kept axes (rows, or every axis of a

@@ -1,8 +1,9 @@
 /// @file pointwise.hpp
 /// The CUDA pointwise kernel class: `pointwise_kernel` runs a group of
-/// pointwise nodes over one space, `V` elements per thread (16-byte loads
-/// and stores when every operand is contiguous and aligned, `V` = 1
-/// otherwise), values between nodes in registers.
+/// pointwise nodes over one space, `V` consecutive elements per thread
+/// (16-byte loads and stores for operands contiguous and aligned along the
+/// vector, elements one by one for the others: `vector_access`), values
+/// between nodes in registers.
 #pragma once
 #include <fusedsl/backend/cuda/gather.hpp>         // gather, store, registers, slot_values, gathered, position
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args
@@ -13,42 +14,46 @@
 
 namespace fusedsl::cuda_detail {
 
-/// Pointwise node J at `V` elements: gather, evaluate, keep in registers, store.
+/// Pointwise node J at `V` elements (the first `count` of them exist):
+/// gather, evaluate, keep in registers, store.
 template <class P, int J, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_node(const node_objects<P>& nodes, const group_args<P>& a,
-                                                       registers<P, V>& regs, const position<Index>& at) {
+                                                       registers<P, V>& regs, const position<Index>& at, int count) {
   using E = loop_t<P, J>;
   const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
   slot_values<E, V> slots;
-  gather<P, J, 0, V>(a, regs, at, slots);
+  gather<P, J, 0, V>(a, regs, at, slots, count);
   compute_t<kernel_numerics, E::value_dtype> values[V];
 #pragma unroll
   for (int v = 0; v < V; ++v) values[v] = evaluate<kernel_numerics, 0>(e, gathered<E, V>{slots, v});
 #pragma unroll
   for (int v = 0; v < V; ++v) values_of<J>(regs.nodes)[v] = static_cast<value_t<P, J>>(values[v]);
-  store<P, J, V>(a, at, values);
+  store<P, J, V>(a, at, values, count);
 }
 
 template <class P, int J, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                        registers<P, V>& regs, const position<Index>& at) {
+                                                        registers<P, V>& regs, const position<Index>& at, int count) {
   if constexpr (J < node_count<P>) {
     if constexpr (!is_reduction_at<P, J>)
-      if (a.active >> J & 1u) pointwise_node<P, J, V>(nodes, a, regs, at);
-    pointwise_nodes<P, J + 1, V>(nodes, a, regs, at);
+      if (a.active >> J & 1u) pointwise_node<P, J, V>(nodes, a, regs, at, count);
+    pointwise_nodes<P, J + 1, V>(nodes, a, regs, at, count);
   }
 }
 
-/// Pointwise group: thread q runs every node at elements [qV, qV + V).
+/// Pointwise group: thread q runs every node at elements [qV, qV + V) of
+/// the flattened space, the last vector cut at its end.
 template <class P, class Index, int V>
 __global__ void __launch_bounds__(256)
     pointwise_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
-  const Index vectors = static_cast<Index>(a.space.outer / V);
+  const auto total = static_cast<Index>(a.space.outer);
+  const Index vectors = total / V + (total % V != 0);
   for (Index q = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; q < vectors;
        q += static_cast<Index>(gridDim.x) * blockDim.x) {
     const position<Index> at{q * V, 0};
+    const int count = total - at.row < V ? static_cast<int>(total - at.row) : V;
     registers<P, V> regs;
-    pointwise_nodes<P, 0, V>(nodes, a, regs, at);
+    pointwise_nodes<P, 0, V>(nodes, a, regs, at, count);
   }
 }
 
