@@ -244,6 +244,15 @@ void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<
   else row_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
 }
 
+/// A row group of short rows: a thread per row, `rows` rows per block.
+template <class... N, class... L>
+void launch_short_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
+                       const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, unsigned blocks,
+                       int rows, std::size_t shared, cudaStream_t stream) {
+  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  short_row_kernel<D><<<blocks, rows, shared, stream>>>(objects, a);
+}
+
 /// The partial states of a column group (vectorized along the columns or
 /// not: `column_kernel`) or a split group.
 template <class... N, class... L>
@@ -387,6 +396,32 @@ struct launcher {
     } else if constexpr (!info.any_reduction) {
       // No reduction, so no group of another class: their kernels are not instantiated (compile time).
       throw error("fusedsl: internal: a program without reductions planned a reduction kernel");
+    } else if (k == kernel_class::rows && a.space.kept_rank <= 1 && a.space.reduced_rank == 1 &&
+               a.space.inner <= short_row_limit) {
+      // Short rows (short_rows.hpp): a row per thread; the cached placeholder's rows and the
+      // pointwise nodes' outputs go through shared memory where their rows are contiguous.
+      choose_cached(members, a);
+      if (a.cached >= 0 && !contiguous_rows(a.leaves[a.cache_source], a.space)) a.cached = -1;
+      int out_bytes = 0;
+      for (int m : members) {
+        const int j = entry_index(m);
+        const node_info& ni = info.nodes[static_cast<std::size_t>(j)];
+        operand& o = a.outs[j];
+        if (!ni.reduction && o.data != nullptr && contiguous_rows(o, a.space)) {
+          o.access = vector_access::contiguous;
+          out_bytes = std::max(out_bytes, a.stores_target >> j & 1u ? ni.target_bytes : ni.value_bytes);
+        }
+      }
+      const int inner = static_cast<int>(a.space.inner);
+      int rows = 256;
+      const auto shared = [&] {
+        return (a.cached >= 0 ? staged_tile_bytes<D>(rows, inner) : 0) + rows * short_row_pitch(inner) * out_bytes;
+      };
+      while (rows > 32 && shared() > 48 * 1024) rows /= 2;  // the default limit of a block's shared memory
+      const auto blocks =
+          static_cast<unsigned>(std::min<std::int64_t>((a.space.outer + rows - 1) / rows, std::int64_t{sms} * 32));
+      launch_short_rows(objects, a, blocks, rows, static_cast<std::size_t>(shared()), stream);
+      check_launch(name(k), node_names);
     } else if (k == kernel_class::rows) {
       constexpr int V = vector_width<D>;
       // The vectorized kernel's conditions (rows.hpp, `chunk_offset`, `uniform_leaf`): 16-byte
@@ -562,6 +597,12 @@ struct launcher {
       if (space[kept_axes[d]] == 0) out.outer = 0;
     for (int d = 0; d < nr; ++d)
       if (space[reduced_axes[d]] == 0) out.inner = 0;
+  }
+
+  /// True when operand `o`'s rows (one kept and one reduced axis) lie one
+  /// after another, each contiguous: the short-row kernel stages them.
+  static bool contiguous_rows(const operand& o, const space_args& s) {
+    return o.reduced[0] == 1 && (s.kept_rank == 0 || s.kept[0] == 1 || o.kept[0] == s.inner);
   }
 
   /// True when operand `o` is contiguous over the kept axes of `s` (row

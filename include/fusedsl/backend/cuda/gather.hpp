@@ -169,6 +169,34 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T param_value(const operand& o) {
   return value;
 }
 
+/// Fills `to` with slot `S` of node J at `V` elements when no memory is
+/// read: a param (from the launch's arguments), or a node's value that this
+/// group holds in registers (`a.in_registers`; `regs` holds `R` values per
+/// node: `V`, or 1 in the row kernels, which hold reductions' results only,
+/// `ReductionsOnly`). False: the slot is to be read from memory.
+template <class P, int J, std::size_t S, bool ReductionsOnly, int R, class T, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool gather_held(const group_args<P>& a, const node_values<P, R>& regs, T (&to)[V]) {
+  using L = leaf_at<loop_t<P, J>, S>;
+  if constexpr (is_param_leaf<L>) {
+    const T value = param_value<T>(a.leaves[slot_base<P>[J] + static_cast<int>(S)]);
+#pragma unroll
+    for (int v = 0; v < V; ++v) to[v] = value;
+    return true;
+  } else {
+    constexpr int from_node = producer<P, J, L>();
+    if constexpr (from_node >= 0) {
+      if constexpr (!ReductionsOnly || is_reduction_at<P, from_node>) {
+        if (a.in_registers >> from_node & 1u) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs)[R == 1 ? 0 : v];
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+}
+
 /// Gathers slot `S` (and the following ones) of node J at `at`: `V` > 1
 /// consecutive elements along the innermost kept axis (columns), or of the
 /// flattened space (pointwise groups: `at.row` is its flat index), each
@@ -184,21 +212,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
     using T = leaf_storage_t<L>;
     auto& to = slot_of<S>(out);
     const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
-    constexpr int from_node = producer<P, J, L>();
-    bool done = false;
-    if constexpr (is_param_leaf<L>) {
-      const T value = param_value<T>(o);
-#pragma unroll
-      for (int v = 0; v < V; ++v) to[v] = value;
-      done = true;
-    } else if constexpr (from_node >= 0) {
-      if (a.in_registers >> from_node & 1u) {
-#pragma unroll
-        for (int v = 0; v < V; ++v) to[v] = values_of<from_node>(regs.nodes)[v];
-        done = true;
-      }
-    }
-    if (!done) {
+    if (!gather_held<P, J, S, false>(a, regs.nodes, to)) {
       const T* data = static_cast<const T*>(o.data);
       if constexpr (V == 1) {
         to[0] = data[offset(o, a.space, at)];

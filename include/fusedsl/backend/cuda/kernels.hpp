@@ -5,8 +5,8 @@
 /// branch per node): one launch per group, whatever the group. Kernel
 /// classes:
 /// - `pointwise_kernel` (pointwise.hpp): nodes over one space, `V`
-///   elements per thread (16-byte loads and stores when every operand is
-///   contiguous and aligned, `V` = 1 otherwise), values between nodes in
+///   consecutive elements per thread (16-byte loads and stores for the
+///   operands contiguous and aligned along them), values between nodes in
 ///   registers.
 /// - `row_kernel` (rows.hpp): reductions over the same axes with the
 ///   pointwise nodes over their operand: `threads_per_row` threads per row,
@@ -14,6 +14,8 @@
 ///   of shuffles and one barrier per reduction; rows of one chunk keep a
 ///   placeholder that several nodes read in registers (each element read
 ///   once).
+/// - `short_row_kernel` (short_rows.hpp): rows of at most 32 elements, a
+///   row per thread, rows staged through shared memory.
 /// - `column_kernel` (columns.hpp) + `finish_kernel` (partials.hpp):
 ///   reductions over leading axes, threads over vectors of columns
 ///   (16-byte loads when contiguous and aligned) and rows, partial states
@@ -32,4 +34,5 @@
 #include <fusedsl/backend/cuda/partials.hpp>    // finish_kernel, unroll
 #include <fusedsl/backend/cuda/pointwise.hpp>   // pointwise_kernel
 #include <fusedsl/backend/cuda/rows.hpp>        // row_kernel, chunk_elements
+#include <fusedsl/backend/cuda/short_rows.hpp>  // short_row_kernel, short_row_limit
 #include <fusedsl/backend/cuda/split.hpp>       // split_kernel
