@@ -1,12 +1,12 @@
 # cmake -DCOMPILER=c++ -DFLAGS="..." -DSOURCE=case.cpp -DVARIANT=misuse|twin -DEXPECTED="text" -P CompileFail.cmake
 #
-# misuse: compiling SOURCE with -DFUSEDSL_MISUSE must fail, and EXPECTED must
+# misuse: compiling SOURCE with -DFUSEDSL_MISUSE (and MISUSE_FLAGS) must fail, and EXPECTED must
 #         appear within the first 20 lines of the compiler's output.
 # twin:   compiling SOURCE as is must succeed (so the misuse fails for the
 #         stated reason, not because the case is broken).
 cmake_minimum_required(VERSION 3.25)
 if(VARIANT STREQUAL "misuse")
-  list(APPEND FLAGS -DFUSEDSL_MISUSE)
+  list(APPEND FLAGS -DFUSEDSL_MISUSE ${MISUSE_FLAGS})
 endif()
 execute_process(COMMAND ${COMPILER} ${FLAGS} ${SOURCE} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(VARIANT STREQUAL "twin")

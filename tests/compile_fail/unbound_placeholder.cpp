@@ -1,4 +1,4 @@
-// expected: is not bound in this call
+// expected: placeholder_not_bound<fusedsl::fixed_string<2>{"y"}>
 #include <fusedsl/fusedsl.hpp>
 namespace fx = fusedsl;
 constexpr fx::in<"x", float, 1> x;

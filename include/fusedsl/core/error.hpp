@@ -1,6 +1,10 @@
 /// @file error.hpp
 /// The one exception type fusedsl throws for bad input found at run time.
 #pragma once
+// Bad input found at run time is thrown; without exceptions it would have nowhere to go.
+#if !defined(__cpp_exceptions) && !defined(_CPPUNWIND) && !defined(__CUDA_ARCH__)
+#  error "fusedsl reports bad input by throwing fusedsl::error: build with exceptions (not -fno-exceptions)"
+#endif
 #include <stdexcept>  // std::runtime_error
 #include <string>     // std::string
 

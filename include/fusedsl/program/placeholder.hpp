@@ -2,6 +2,8 @@
 /// Named leaves of a program: tensors bound at call time (`in`, `out`,
 /// `inout`), named intermediates (`local`) and run-time scalars (`param`).
 #pragma once
+#include <cstddef>      // std::size_t
+#include <span>         // std::span
 #include <type_traits>  // std::is_same_v
 
 #include <fusedsl/core/fixed_string.hpp>   // fixed_string
@@ -91,6 +93,11 @@ struct placeholder {
     static_assert(Role == role::in || !std::is_const_v<U>,
                   "fusedsl: an out or inout placeholder needs a writable tensor, not a view of const elements");
     return tensor_binding<placeholder, U>{view};
+  }
+  /// Binds a span as a contiguous rank-1 view: `x(std::span(values))`.
+  template <class U, std::size_t Extent>
+  auto operator()(std::span<U, Extent> s) const {
+    return (*this)(tensor_view<U>(s));
   }
   /// Binds a tensor (by view: the tensor must outlive the call).
   template <class U>

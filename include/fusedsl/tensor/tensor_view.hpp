@@ -4,8 +4,10 @@
 /// build new views over the same memory without copying.
 #pragma once
 #include <concepts>          // std::integral, std::same_as
+#include <cstddef>           // std::size_t
 #include <cstdint>           // std::int64_t
 #include <initializer_list>  // std::initializer_list
+#include <span>              // std::span
 #include <string>            // std::string, std::to_string
 #include <type_traits>       // std::remove_const_t
 #include <utility>           // std::swap
@@ -78,6 +80,21 @@ class tensor_view {
   /// A contiguous row-major view of `data` with the given sizes.
   tensor_view(T* data, shape sizes, device where = device::cpu)
       : tensor_view(data, sizes, contiguous_strides(sizes), where) {}
+
+  /// A contiguous rank-1 view of span `s` (a `std::vector`'s or an array's
+  /// elements: `tensor_view<const float>(std::span(v))`).
+  template <std::size_t Extent>
+  explicit tensor_view(std::span<T, Extent> s, device where = device::cpu)
+      : tensor_view(s.data(), shape{static_cast<std::int64_t>(s.size())}, where) {}
+
+  /// A contiguous row-major view of span `s` with the given sizes. Throws
+  /// `fusedsl::error` when they do not hold exactly `s.size()` elements.
+  template <std::size_t Extent>
+  tensor_view(std::span<T, Extent> s, shape sizes, device where = device::cpu) : tensor_view(s.data(), sizes, where) {
+    if (sizes.numel() != static_cast<std::int64_t>(s.size()))
+      throw error("tensor_view: sizes " + to_string(sizes) + " hold " + std::to_string(sizes.numel()) +
+                  " elements, the span " + std::to_string(s.size()));
+  }
 
   /// A read-only view of a writable one (`tensor_view<float>` -> `tensor_view<const float>`).
   template <class U>

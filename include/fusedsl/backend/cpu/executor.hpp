@@ -20,7 +20,7 @@
 #include <utility>    // std::integer_sequence
 #include <vector>     // std::vector
 
-#include <omp.h>  // omp_get_max_threads
+#include <omp.h>  // omp_get_max_threads, omp_set_num_threads
 
 #include <fusedsl/backend/cpu/kernels.hpp>     // pointwise_range, pointwise_chunk, reduction_rows, ...
 #include <fusedsl/core/error.hpp>              // error
@@ -629,6 +629,23 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
   }
 }
 
+/// Sets the calling thread's OpenMP thread count (its `nthreads-var`, which
+/// each thread has its own of) to `n` for the guard's life, unless `n` is 0.
+class thread_count_scope {
+ public:
+  explicit thread_count_scope(int n) : saved_(n > 0 ? omp_get_max_threads() : 0) {
+    if (n > 0) omp_set_num_threads(n);
+  }
+  ~thread_count_scope() {
+    if (saved_ > 0) omp_set_num_threads(saved_);
+  }
+  thread_count_scope(const thread_count_scope&) = delete;
+  thread_count_scope& operator=(const thread_count_scope&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace cpu_detail
 
 /// Runs programs on the CPU.
@@ -637,6 +654,7 @@ struct executor<cpu_target> {
   template <class... Statements, class... Bindings>
   static void run(const program<Statements...>& prog, cpu_target target, const Bindings&... bindings) {
     using P = program<Statements...>;
+    const cpu_detail::thread_count_scope threads(target.thread_count);
     detail::run_program(
         prog, device::cpu, target.fuse,
         [&](detail::call_state<P>& call) {

@@ -178,6 +178,16 @@ constexpr std::size_t binding_index() {
   return count == 1 ? index : sizeof...(Bindings);
 }
 
+/// Stops the compile of a call that leaves placeholder or param `Name`
+/// unbound: the compiler's "required from" line names it (a
+/// `static_assert` message cannot hold it before C++26).
+template <fixed_string Name>
+struct placeholder_not_bound {
+  static_assert(Name.view().empty(),
+                "fusedsl: a placeholder or param of the program is not bound in this call (its name is the "
+                "template argument of placeholder_not_bound): pass it as name(tensor) or name(value)");
+};
+
 /// Resolves `bindings` against program `P`'s named leaves. Compile-time
 /// checks: every bound leaf bound exactly once, nothing unknown bound.
 /// Run-time checks: ranks, devices, aliasing between outputs and the rest.
@@ -187,11 +197,10 @@ bound_leaves<P> bind_leaves(const P& prog, device where, const Bindings&... bind
   std::vector<view_extent> views;
   hana::for_each(P::named_leaves, [&](auto t) {
     using L = typename decltype(t)::type;
-    if constexpr (!is_local<L>) {
-      constexpr std::size_t matches = ((Bindings::placeholder_type::name == L::name ? 1 : 0) + ... + 0);
-      static_assert(matches > 0,
-                    "fusedsl: a placeholder or param of the program is not bound in this call: pass it as name(tensor) "
-                    "or name(value)");
+    constexpr std::size_t matches = ((Bindings::placeholder_type::name == L::name ? 1 : 0) + ... + 0);
+    if constexpr (!is_local<L> && matches == 0) {
+      [[maybe_unused]] placeholder_not_bound<L::name> report;  // fails to compile, naming it
+    } else if constexpr (!is_local<L>) {
       static_assert(matches < 2, "fusedsl: a placeholder or param is bound twice in one call");
       const auto& b = std::get<binding_index<L, Bindings...>()>(std::forward_as_tuple(bindings...));
       static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(b)>::placeholder_type, L>,
