@@ -114,6 +114,29 @@ TEST_CASE("softmax: fx::local intermediates, and the same max used twice, equal 
   }
 }
 
+TEST_CASE("successive updates of one placeholder, fused into one kernel or not, equal the oracle") {
+  constexpr fx::inout<"pos", float, 1> pos;
+  constexpr fx::in<"vel", float, 1> vel;
+  constexpr fx::out<"energy", float, 0> energy;
+  constexpr fx::param<"box", float> box;
+  // One kernel: the particle step (docs/programs.md).
+  constexpr fx::program step{pos += vel, pos = fx::minimum(pos, box), energy = fx::sum(vel * vel)};
+  // Two: the sum reads the first update, so the second waits for it.
+  constexpr fx::program apart{pos += vel, energy = fx::sum(pos), pos = pos * 2};
+  const auto tv = random_tensor<float>({20000}, 1150);
+  const auto p0 = random_tensor<float>({20000}, 1151);
+  const auto check = [&](const auto& prog, const auto&... more) {
+    auto tp = p0.clone(), rp = p0.clone();
+    auto te = fx::tensor<float>(fx::shape{}), re = fx::tensor<float>(fx::shape{});
+    prog.run(fx::cpu, pos(tp), vel(tv), energy(te), more...);
+    fx::run_reference(prog, pos(rp), vel(tv), energy(re), more...);
+    FUSEDSL_CHECK_CLOSE(tp.view(), rp.view(), fx::testing::default_tolerance<float>(2));
+    FUSEDSL_CHECK_CLOSE(te.view(), re.view(), fx::testing::default_tolerance<float>(64));
+  };
+  check(step, box(0.5f));
+  check(apart);
+}
+
 TEST_CASE("compound assignments += -= *= /= on out and inout placeholders") {
   constexpr fx::in<"x", float, 1> x;
   constexpr fx::out<"y", float, 1> y;

@@ -33,6 +33,20 @@ static_assert(keepdim_plan.order[0] == 0 && keepdim_plan.order[1] == 1 && keepdi
 static_assert(keepdim_plan.kernel_local[0] && !keepdim_plan.kernel_local[1] && !keepdim_plan.kernel_local[2],
               "the sum stays in its kernel");
 
+// Successive updates of one placeholder, each reading the value the one before wrote at
+// the same elements and nothing else reading it, fuse (docs/programs.md); a write that
+// does not read the one before, or a value read elsewhere in between, keeps them apart.
+constexpr fx::inout<"pos", float, 1> pos;
+constexpr fx::in<"vel", float, 1> vel;
+constexpr fx::out<"y", float, 1> y;
+constexpr fx::out<"energy", float, 0> energy;
+constexpr fx::param<"box", float> box;
+static_assert(fx::kernel_count(fx::program{pos += vel, pos = fx::minimum(pos, box)}) == 1);
+static_assert(fx::kernel_count(fx::program{y = vel + 1, y = y * 2}) == 1);
+static_assert(fx::kernel_count(fx::program{pos += vel, pos = fx::minimum(pos, box), energy = fx::sum(vel * vel)}) == 1);
+static_assert(fx::kernel_count(fx::program{pos += vel, pos = vel * 2}) == 2);
+static_assert(fx::kernel_count(fx::program{pos += vel, energy = fx::sum(pos), pos = pos * 2}) == 2);
+
 }  // namespace
 
 TEST_CASE("a program's packed plan unpacks into its groups, fused or one node each") {

@@ -343,6 +343,7 @@ constexpr void lower_statement(lowering& state, std::size_t index, std::span<con
   leaf_state& target = state.leaf(target_leaf);
   const std::string old_buffer = target.buffer;
   const bool in_place = target.version > 0 || target.holds_value;
+  const bool old_written_here = target.version > 0;  // by an earlier statement of this program
   // The value broadcasts into the target: aligned symbols are equal.
   while (value.size() > target.axes.size() && value.front() == unit_axis) value.erase(value.begin());
   // The value's own node writes the target when it covers it one to one: no
@@ -370,7 +371,14 @@ constexpr void lower_statement(lowering& state, std::size_t index, std::span<con
   node.buffer = new_buffer;
   node.writes_target = true;
   if (in_place) {
-    node.star_reads.push_back(old_buffer);
+    // The write waits for the previous version's writer (a StarDep), unless that writer is
+    // an earlier statement, this node reads the version it replaces and nothing else does:
+    // the read orders the two already, and a StarDep on the writer's own buffer would keep
+    // them apart ("memory deps did not match"). Inductor, whose graphs are functionalized,
+    // sees such updates as a chain of values with one write back, and fuses them.
+    bool reads_old = false;
+    for (const read& r : node.reads) reads_old = reads_old || r.buffer == old_buffer;
+    if (!(old_written_here && reads_old && state.readers(old_buffer).empty())) node.star_reads.push_back(old_buffer);
     for (int r : state.readers(old_buffer)) {
       node.weak_reads.emplace_back();
       node.weak_reads.back().first = state.nodes[static_cast<std::size_t>(r)].buffer;
