@@ -12,6 +12,7 @@
 #include <vector>     // std::vector
 
 #include <fusedsl/fusedsl.hpp>
+#include <fusedsl/interop/inductor.hpp>  // load_inductor_file: not in the umbrella header
 
 namespace fx = fusedsl;
 

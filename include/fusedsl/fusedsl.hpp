@@ -1,5 +1,8 @@
 /// @file fusedsl.hpp
-/// The umbrella header: everything a user needs. `namespace fx = fusedsl;`
+/// The umbrella header: everything a user needs to write and run programs.
+/// `namespace fx = fusedsl;`. Interop is included on its own:
+/// <fusedsl/interop/inductor.hpp> (Inductor's dumps, a JSON reader) and
+/// <fusedsl/interop/dlpack.hpp> (DLPack, which needs dlpack.h).
 #pragma once
 
 #include <fusedsl/core/version.hpp>          // FUSEDSL_VERSION_MAJOR, _MINOR, _PATCH
@@ -23,7 +26,6 @@
 #include <fusedsl/schedule/fuse_nodes.hpp>   // fuse_nodes, kernel_count, check_fusion
 #include <fusedsl/schedule/explain.hpp>      // explain, possible_fusions, to_dot, to_json
 #include <fusedsl/plan/program_plan.hpp>     // plan_of, kernel_count, explain of programs
-#include <fusedsl/interop/inductor.hpp>      // load_inductor_file: Inductor scheduler dumps
 #include <fusedsl/backend/cpu/executor.hpp>  // prog.run(fx::cpu, ...)
 #ifdef __CUDACC__
 #  include <fusedsl/backend/cuda/executor.hpp>  // prog.run(fx::cuda(stream), ...)
