@@ -10,3 +10,41 @@ TEST_CASE_TEMPLATE("all comparisons on f64 and f32 match the oracle and give boo
 TEST_CASE_TEMPLATE("comparisons on f16 and bf16 match the oracle and give bool", T, fx::half, fx::bfloat16) {
   check_comparisons<T, false>();
 }
+
+TEST_CASE_TEMPLATE("clamp, isnan, isinf and isfinite, with NaN and infinities, match torch's results", T, double, float,
+                   fx::half) {
+  constexpr fx::in<"x", T, 1> x;
+  constexpr fx::out<"c", T, 1> c;
+  constexpr fx::out<"n", bool, 1> n;
+  constexpr fx::out<"i", bool, 1> i;
+  constexpr fx::out<"f", bool, 1> f;
+  constexpr fx::program prog{c = fx::clamp(x, -1.5, 2), n = fx::isnan(x), i = fx::isinf(x), f = fx::isfinite(x)};
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const auto tx = make_tensor<T>({6}, {-3.0, -1.0, 2.5, inf, -inf, nan});
+  fx::tensor<T> tc({6});
+  fx::tensor<bool> tn({6}), ti({6}), tf({6});
+  prog.run(fx::cpu, x(tx), c(tc), n(tn), i(ti), f(tf));
+  const double clamped[] = {-1.5, -1.0, 2.0, 2.0, -1.5};
+  for (int k = 0; k < 5; ++k) CHECK(static_cast<double>(tc(k)) == clamped[k]);
+  CHECK(std::isnan(static_cast<double>(tc(5))));  // NaN propagates
+  const bool is_nan[] = {false, false, false, false, false, true}, is_inf[] = {false, false, false, true, true, false};
+  for (int k = 0; k < 6; ++k) {
+    CHECK(tn(k) == is_nan[k]);
+    CHECK(ti(k) == is_inf[k]);
+    CHECK(tf(k) == (!is_nan[k] && !is_inf[k]));
+  }
+  // Integers: never NaN or infinite; clamp keeps the integer type.
+  constexpr fx::in<"k", std::int32_t, 1> k;
+  constexpr fx::out<"ck", std::int32_t, 1> ck;
+  constexpr fx::out<"fk", bool, 1> fk;
+  constexpr fx::program ints{ck = fx::clamp(k, -2, 3), fk = fx::isfinite(k) && !fx::isnan(k) && !fx::isinf(k)};
+  const auto tk = make_tensor<std::int32_t>({4}, {-5, 0, 7, std::numeric_limits<std::int32_t>::min()});
+  fx::tensor<std::int32_t> tck({4});
+  fx::tensor<bool> tfk({4});
+  ints.run(fx::cpu, k(tk), ck(tck), fk(tfk));
+  CHECK(tck(0) == -2);
+  CHECK(tck(1) == 0);
+  CHECK(tck(2) == 3);
+  CHECK(tck(3) == -2);
+  for (int j = 0; j < 4; ++j) CHECK(tfk(j));
+}

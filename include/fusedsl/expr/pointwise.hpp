@@ -1,6 +1,8 @@
 /// @file pointwise.hpp
 /// The pointwise expression node and the functions and operators that build it.
 #pragma once
+#include <limits>  // std::numeric_limits
+
 #include <fusedsl/core/hana.hpp>  // hana: operands and type lists
 
 #include <fusedsl/expr/expression.hpp>     // expression, operand, as_expr
@@ -116,6 +118,27 @@ constexpr auto maximum(const A& a, const B& b) {
 template <operand A, operand B>
 constexpr auto minimum(const A& a, const B& b) {
   return make_pointwise<ops::minimum>(a, b);
+}
+/// `a` limited to [lo, hi]: `minimum(maximum(a, lo), hi)`, as torch.clamp (NaN
+/// propagates; lo > hi gives hi). lo and hi are operands or numbers.
+template <operand A, operand L, operand H>
+constexpr auto clamp(const A& a, const L& lo, const H& hi) {
+  return minimum(maximum(a, lo), hi);
+}
+/// True where `a` is NaN (`a != a`; never for integers).
+template <operand A>
+constexpr auto isnan(const A& a) {
+  return make_pointwise<ops::ne>(a, a);  // not `a != a`: for a placeholder that is C++'s own ==
+}
+/// True where `a` is +-infinity (never for integers).
+template <operand A>
+constexpr auto isinf(const A& a) {
+  return make_pointwise<ops::eq>(make_pointwise<ops::abs>(a), std::numeric_limits<double>::infinity());
+}
+/// True where `a` is neither NaN nor infinite (always for integers).
+template <operand A>
+constexpr auto isfinite(const A& a) {
+  return make_pointwise<ops::lt>(make_pointwise<ops::abs>(a), std::numeric_limits<double>::infinity());
 }
 /// a raised to the power b (integer pow for integer operands).
 template <operand A, operand B>
