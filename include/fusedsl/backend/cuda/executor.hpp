@@ -457,7 +457,7 @@ struct launcher {
       // the device and the kernel's occupancy: the same for given sizes with
       // one build on one device. Split: chunks of 65536 elements, at most 1024 per row; more
       // and shorter ones (down to `split_chunk`) where that leaves multiprocessors without two
-      // blocks (one wave: 4 per multiprocessor made a wave and a third, slower).
+      // blocks (one wave: 4 per multiprocessor would make a wave and a third).
       const bool columns = k == kernel_class::columns;
       constexpr int V = vector_width<D>;
       const bool vectorized = columns && V > 1 && !wide && a.space.kept_rank > 0 &&

@@ -238,14 +238,23 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
   }
 }
 
+/// Calls `f` with node J's output as the element type it stores (its
+/// target's or its own), if it stores one.
+template <class P, int J, class F>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void with_output(const group_args<P>& a, F&& f) {
+  const operand& o = a.outs[J];
+  if (o.data == nullptr) return;
+  if (a.stores_target >> J & 1u) f(static_cast<target_element_t<P, J>*>(const_cast<void*>(o.data)));
+  else if constexpr (distinct_at<P, J> >= 0) f(static_cast<value_t<P, J>*>(const_cast<void*>(o.data)));
+}
+
 /// Stores node J's `V` values at `at` (the first `count` of them), as
 /// `gather` reads them: its target's element type or its own.
 template <class P, int J, int V, class Index, class C>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store(const group_args<P>& a, const position<Index>& at, const C (&values)[V],
                                               int count = V) {
   const operand& o = a.outs[J];
-  if (o.data == nullptr) return;
-  const auto put = [&](auto* data) {
+  with_output<P, J>(a, [&](auto* data) {
     using T = std::remove_pointer_t<decltype(data)>;
     T converted[V];
 #pragma unroll
@@ -264,9 +273,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store(const group_args<P>& a, const posi
         for (int v = 0; v < V; ++v)
           if (v < count) to[v] = converted[v];
     }
-  };
-  if (a.stores_target >> J & 1u) put(static_cast<target_element_t<P, J>*>(const_cast<void*>(o.data)));
-  else if constexpr (distinct_at<P, J> >= 0) put(static_cast<value_t<P, J>*>(const_cast<void*>(o.data)));
+  });
 }
 
 }  // namespace fusedsl::cuda_detail

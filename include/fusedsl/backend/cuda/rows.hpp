@@ -12,7 +12,7 @@
 #include <type_traits>  // std::remove_pointer_t
 #include <utility>      // std::index_sequence, std::make_integer_sequence
 
-#include <fusedsl/backend/cuda/gather.hpp>         // node_values, slot_values, gathered, load_vector, store, offset
+#include <fusedsl/backend/cuda/gather.hpp>  // node_values, slot_values, gathered, load_vector, store, offset, with_output
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
 #include <fusedsl/backend/cuda/merges.hpp>         // merge_row, merge_area_bytes, largest_state
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
@@ -203,17 +203,15 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector_at(const group_args<P>& a, 
                                                         const C (&values)[V]) {
   const operand& o = a.outs[J];
   const std::int64_t j = c.base + c.at(k);
-  if (o.data == nullptr || (!Full && j >= a.space.inner)) return;
-  const auto put = [&](auto* data) {
+  if (!Full && j >= a.space.inner) return;
+  with_output<P, J>(a, [&](auto* data) {
     using T = std::remove_pointer_t<decltype(data)>;
     T converted[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
     if constexpr (V > 1) store_vector<V>(data + chunk_offset(o, c) + c.at(k), converted);
     else data[offset(o, a.space, position<std::int64_t>{c.row, j})] = converted[0];
-  };
-  if (a.stores_target >> J & 1u) put(static_cast<target_element_t<P, J>*>(const_cast<void*>(o.data)));
-  else if constexpr (distinct_at<P, J> >= 0) put(static_cast<value_t<P, J>*>(const_cast<void*>(o.data)));
+  });
 }
 
 /// Loads the thread's elements of the row of the cached placeholder

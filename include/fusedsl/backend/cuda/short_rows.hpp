@@ -7,15 +7,15 @@
 /// with coalesced stores (operands whose rows are contiguous:
 /// `vector_access::contiguous`); each thread then adds its row's elements
 /// in order, with no shuffles and no barrier per reduction. The row kernel
-/// (rows.hpp) gave rows of 3 and 10 a few threads each, with a shuffle tree
-/// and 64-bit offsets per element: four times slower than a copy.
+/// (rows.hpp) would give rows of 3 and 10 a few threads each, with a
+/// shuffle tree and 64-bit offsets per element (bench/RESULTS.md).
 #pragma once
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
 #include <type_traits>  // std::remove_pointer_t
 #include <utility>      // std::make_integer_sequence
 
-#include <fusedsl/backend/cuda/gather.hpp>         // gather_held, slot_values, gathered, node_values, offset, store
+#include <fusedsl/backend/cuda/gather.hpp>         // gather_held, with_output, slot_values, offset, store
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, vector_access
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
 #include <fusedsl/backend/cuda/rows.hpp>           // cacheable
@@ -39,8 +39,8 @@ struct short_row {
   int tile = 0;          ///< the row's first element in the tiles (slot * pitch)
 };
 
-/// The block's rows `first` to `first + rows` of a contiguous operand
-/// (`from`, rows of `inner` elements) into `tile` (rows `pitch` apart), or
+/// The block's rows `first` to `first + rows` of a contiguous operand in
+/// `memory` (rows of `inner` elements) into `tile` (rows `pitch` apart), or
 /// back (`Out`): consecutive threads on consecutive elements.
 template <bool Out, class T>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void copy_tile(T* memory, T* tile, std::int64_t first, int rows, int inner,
@@ -86,16 +86,6 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_element(const group_args<P>& a, c
     if (!done) to[0] = static_cast<const T*>(o.data)[offset(o, a.space, position<std::int64_t>{r.row, j})];
     gather_element<P, J, S + 1>(a, regs, staged, r, j, out);
   }
-}
-
-/// Calls `f` with node J's output as the element type it stores (its
-/// target's or its own), if it stores one.
-template <class P, int J, class F>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void with_output(const group_args<P>& a, F&& f) {
-  const operand& o = a.outs[J];
-  if (o.data == nullptr) return;
-  if (a.stores_target >> J & 1u) f(static_cast<target_element_t<P, J>*>(const_cast<void*>(o.data)));
-  else if constexpr (distinct_at<P, J> >= 0) f(static_cast<value_t<P, J>*>(const_cast<void*>(o.data)));
 }
 
 /// Runs node J (and the following ones) over the thread's row: a reduction
