@@ -91,9 +91,16 @@ static_assert(fx::is_kind<decltype(lr), fx::kind::input>);
 using softmax_type = decltype(fx::exp(f32_2d - fx::max(f32_2d, fx::axis<1>)) /
                               fx::sum(fx::exp(f32_2d - fx::max(f32_2d, fx::axis<1>)), fx::axis<1>));
 static_assert(boost::hana::length(fx::distinct_nodes<softmax_type>()) == boost::hana::size_c<2>);
-// Expressions are constexpr values.
-static_assert(fx::exp(f32_2d * 2.0f) == fx::exp(f32_2d * 2.0f));
-static_assert(!(fx::exp(f32_2d * 2.0f) == fx::exp(f32_2d * 3.0f)));
+// Expressions are constexpr values: the constant inside is readable while compiling.
+static_assert(boost::hana::at_c<1>(boost::hana::at_c<0>(fx::exp(f32_2d * 2.0f).args).args).value == 2.0f);
+// same_value compares constants and reduction options (repeated subexpressions must agree).
+static_assert(fx::same_value(fx::exp(f32_2d * 2.0f), fx::exp(f32_2d * 2.0f)));
+static_assert(!fx::same_value(fx::exp(f32_2d * 2.0f), fx::exp(f32_2d * 3.0f)));
+static_assert(!fx::same_value(fx::var(f32_2d, fx::axis<1>), fx::var(f32_2d, fx::axis<1>, fx::correction{0})));
+// `==` of two expressions is an expression (a C++ equality of the node types would
+// give a bool for two operands of one type, and silently turn `x != x` into false).
+static_assert(fx::is_kind<decltype(fx::exp(f32_2d) == fx::exp(f32_2d)), fx::kind::pointwise>);
+static_assert(fx::is_kind<decltype(f32_2d != f32_2d), fx::kind::pointwise>);
 
 TEST_CASE("expression dtype and rank rules hold at compile time") {
   CHECK(dtype_of_expr(f32_2d + f64_1d) == dtype::f64);  // the static_asserts above are the real test

@@ -48,3 +48,26 @@ TEST_CASE_TEMPLATE("clamp, isnan, isinf and isfinite, with NaN and infinities, m
   CHECK(tck(3) == -2);
   for (int j = 0; j < 4; ++j) CHECK(tfk(j));
 }
+
+TEST_CASE("x != x and x == x on one operand are expressions, so where(x != x, 0, x) replaces NaNs") {
+  // Expression types have no C++ equality of their own: it would win over the
+  // DSL's template operators for two operands of the same type and give a bool.
+  constexpr fx::in<"x", float, 1> x;
+  constexpr fx::param<"s", float> s;
+  constexpr fx::out<"y", float, 1> y;
+  constexpr fx::out<"m", bool, 1> m;
+  static_assert(fx::expression<decltype(x != x)> && fx::expression<decltype(x == x)>);
+  static_assert(fx::expression<decltype(s == s)> && fx::expression<decltype((x + 1) != (x + 1))>);
+  static_assert(fx::expression<decltype(fx::sum(x, fx::axis<0>) == fx::sum(x, fx::axis<0>))>);
+  constexpr fx::program prog{y = fx::where(x != x, 0.0f, x), m = (x * s) == (x * s)};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto tx = make_tensor<float>({4}, {1.0, nan, -2.0, nan});
+  fx::tensor<float> ty({4});
+  fx::tensor<bool> tm({4});
+  prog.run(fx::cpu, x(tx), s(2.0f), y(ty), m(tm));
+  const float expected[] = {1.0f, 0.0f, -2.0f, 0.0f};
+  for (int k = 0; k < 4; ++k) {
+    CHECK(ty(k) == expected[k]);
+    CHECK(tm(k) == (k % 2 == 0));
+  }
+}

@@ -59,7 +59,6 @@ struct constant {
   static constexpr int rank = 0;
   static constexpr bool is_scalar = true;
   T value;
-  constexpr bool operator==(const constant&) const = default;
 };
 
 namespace detail {

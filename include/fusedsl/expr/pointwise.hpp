@@ -29,8 +29,6 @@ struct pointwise {
   static constexpr dtype operand_dtype = Op::operand_dtype(operands_info, I);
 
   hana::tuple<Args...> args;
-
-  constexpr bool operator==(const pointwise&) const = default;
 };
 
 /// Builds `pointwise<Op, ...>` from operands of any operand kind.

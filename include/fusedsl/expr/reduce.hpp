@@ -65,8 +65,6 @@ struct reduce {
 
   Op op;
   Arg arg;
-
-  constexpr bool operator==(const reduce&) const = default;
 };
 
 /// Bessel-style correction for var and std, an option of theirs:

@@ -21,15 +21,6 @@ struct tensor_leaf {
   static constexpr bool is_scalar = false;
 
   tensor_view<const T> view;
-
-  /// Same memory, sizes and strides. constexpr only so that the defaulted
-  /// `constexpr operator==` of the nodes above it (`reduce`, `pointwise`)
-  /// stays valid: it is never evaluated at compile time (views are run-time
-  /// values), and without it `fx::sum(tensor, ...)` does not compile.
-  constexpr bool operator==(const tensor_leaf& other) const {
-    return view.data() == other.view.data() && view.sizes() == other.view.sizes() &&
-           view.strides() == other.view.strides();
-  }
 };
 
 namespace detail {

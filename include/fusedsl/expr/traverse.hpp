@@ -215,6 +215,23 @@ constexpr void for_each_occurrence(const E& e, F&& f) {
   if constexpr (std::is_same_v<E, N>) f(e);
 }
 
+/// True when `a` and `b` (one expression type) compute the same values: equal
+/// constants, reduction options and tensor views. A named function because
+/// `==` on expressions builds the pointwise comparison.
+template <class E>
+constexpr bool same_value(const E& a, const E& b) {
+  if constexpr (is_pointwise_node<E>) return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (same_value(hana::at_c<I>(a.args), hana::at_c<I>(b.args)) && ...);
+    }
+  (std::make_index_sequence<hana::length(decltype(a.args){})>{});
+  else if constexpr (is_reduction_node<E>) return a.op == b.op && same_value(a.arg, b.arg);
+  else if constexpr (is_constant_node<E>) return a.value == b.value;
+  else if constexpr (requires { a.view; })  // a tensor leaf: the same memory, sizes and strides
+          return a.view.data() == b.view.data() &&
+      a.view.sizes() == b.view.sizes() && a.view.strides() == b.view.strides();
+  else return true;  // placeholders and params: the type names them
+}
+
 /// The first occurrence of node type `N` in `e` (which must contain one).
 template <class N, class E>
 constexpr const N& first_occurrence(const E& e) {

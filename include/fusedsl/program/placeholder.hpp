@@ -109,8 +109,6 @@ struct placeholder {
   auto operator()(const tensor<U>& t) const {
     return (*this)(t.view());
   }
-
-  constexpr bool operator==(const placeholder&) const = default;
 };
 
 /// A tensor the program reads: `constexpr fx::in<"x", float, 2> x;`
@@ -144,8 +142,6 @@ struct param {
   template <class U>
   requires std::is_arithmetic_v<U> || element<U>
   constexpr auto operator()(U value) const { return param_binding<param>{static_cast<T>(value)}; }
-
-  constexpr bool operator==(const param&) const = default;
 };
 
 }  // namespace fusedsl

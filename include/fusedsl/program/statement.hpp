@@ -13,7 +13,6 @@ struct assign {
   using value_type = Value;
   Target target;
   Value value;
-  constexpr bool operator==(const assign&) const = default;
 };
 
 }  // namespace fusedsl

@@ -32,7 +32,7 @@ void check_repeated_reductions(const Value& value) {
     using R = typename decltype(t)::type;
     const R& first = first_occurrence<R>(value);
     for_each_occurrence<R>(value, [&](const R& other) {
-      if (!(other == first))
+      if (!same_value(other, first))
         throw error("fusedsl: two reductions " + to_string(first) + " and " + to_string(other) +
                     " have the same structure but different constants; fusedsl computes a repeated "
                     "subexpression once, so assign one of them to an fx::local first");
