@@ -1,7 +1,8 @@
 // DLPack both ways (interop/dlpack.hpp): fusedsl tensors and views handed out and read
 // back without copies, a program run on tensors described the way a framework hands
 // them over, and every DLPack tensor fusedsl cannot view refused with the reason.
-#include <cstdint>  // std::int64_t
+#include <cstdint>  // std::int64_t, std::uint8_t
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -27,7 +28,7 @@ DLTensor describe(void* data, DLDataType type, std::vector<std::int64_t>& sizes,
 }
 
 template <class T>
-void check_round_trip(DLDataTypeCode code) {
+void check_round_trip(std::uint8_t code) {
   fx::tensor<T> t({2, 3});
   DLManagedTensor* m = fx::to_dlpack(t.view().transpose(0, 1));
   CHECK(m->dl_tensor.dtype.code == code);
@@ -68,7 +69,20 @@ TEST_CASE("dlpack: a view goes out and comes back as the same memory, sizes and 
   check_round_trip<std::int64_t>(kDLInt);
   check_round_trip<std::int8_t>(kDLInt);
   check_round_trip<std::uint8_t>(kDLUInt);
-  check_round_trip<bool>(kDLUInt);
+  check_round_trip<bool>(fx::detail::dlpack_has_bool ? fx::detail::dlpack_bool_code : std::uint8_t{kDLUInt});
+}
+
+TEST_CASE("dlpack: bool arrives as kDLBool or as DLPack 0.6's 8-bit unsigned, nothing else") {
+  bool flags[3] = {true, false, true};
+  std::vector<std::int64_t> sizes{3};
+  for (const std::uint8_t code : {fx::detail::dlpack_bool_code, std::uint8_t{kDLUInt}}) {
+    const DLTensor t = describe(flags, DLDataType{code, 8, 1}, sizes, nullptr);
+    CHECK(fx::from_dlpack<const bool>(t).data() == flags);
+  }
+  const DLTensor wide = describe(flags, DLDataType{fx::detail::dlpack_bool_code, 16, 1}, sizes, nullptr);
+  const std::string refusal = "fusedsl::from_dlpack<bool>: the DLPack tensor holds bool16 elements, expected " +
+                              fx::detail::dlpack_type_name(fx::detail::dlpack_type_of<bool>());
+  CHECK_THROWS_WITH_AS(fx::from_dlpack<bool>(wide), refusal.c_str(), fx::error);
 }
 
 TEST_CASE("dlpack: a tensor handed over is freed by the importer's deleter call, not before") {

@@ -7,7 +7,9 @@
 /// Needs `<dlpack/dlpack.h>` (version 0.6 or later; Debian: libdlpack-dev),
 /// so `<fusedsl/fusedsl.hpp>` does not include it.
 #pragma once
-#include <dlpack/dlpack.h>
+#ifndef DLPACK_DLPACK_H_  // a framework's bundled copy (PyTorch's ATen/dlpack.h) may come first
+#  include <dlpack/dlpack.h>
+#endif
 
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint8_t, std::uintptr_t
@@ -25,7 +27,17 @@
 namespace fusedsl {
 namespace detail {
 
-/// DLPack's type of `T`: bool as DLPack 0.6 has it (8-bit unsigned, as PyTorch exports it).
+/// DLPack's type code of bool, `kDLBool`, from DLPack 0.8 on (0.6 has none).
+inline constexpr std::uint8_t dlpack_bool_code = 6;
+/// True when the `DLPack` header in use has `kDLBool` (PyTorch bundles a newer one).
+#if defined(DLPACK_MAJOR_VERSION) || DLPACK_VERSION >= 80
+inline constexpr bool dlpack_has_bool = true;
+#else
+inline constexpr bool dlpack_has_bool = false;
+#endif
+
+/// DLPack's type of `T`: bool as `kDLBool` where the header has it, else as
+/// 8-bit unsigned (DLPack 0.6's way).
 template <element T>
 constexpr DLDataType dlpack_type_of() {
   constexpr auto bits = static_cast<std::uint8_t>(8 * sizeof(T));
@@ -38,19 +50,20 @@ constexpr DLDataType dlpack_type_of() {
     case dtype::i32:
     case dtype::i16:
     case dtype::i8: return {kDLInt, bits, 1};
-    case dtype::u8:
-    case dtype::boolean: return {kDLUInt, bits, 1};
+    case dtype::u8: return {kDLUInt, bits, 1};
+    case dtype::boolean: return {dlpack_has_bool ? dlpack_bool_code : std::uint8_t{kDLUInt}, bits, 1};
   }
   return {};
 }
 
 /// A DLPack type as error messages spell it: "float32", "bfloat16", "int8x4".
 inline std::string dlpack_type_name(DLDataType t) {
-  const char* code = t.code == kDLInt      ? "int"
-                     : t.code == kDLUInt   ? "uint"
-                     : t.code == kDLFloat  ? "float"
-                     : t.code == kDLBfloat ? "bfloat"
-                                           : nullptr;
+  const char* code = t.code == kDLInt             ? "int"
+                     : t.code == kDLUInt          ? "uint"
+                     : t.code == kDLFloat         ? "float"
+                     : t.code == kDLBfloat        ? "bfloat"
+                     : t.code == dlpack_bool_code ? "bool"
+                                                  : nullptr;
   std::string text = code ? code + std::to_string(t.bits)
                           : "type code " + std::to_string(t.code) + " of " + std::to_string(t.bits) + " bits";
   return t.lanes == 1 ? text : text + "x" + std::to_string(t.lanes);
@@ -99,7 +112,10 @@ requires element<std::remove_const_t<T>> tensor_view<T> from_dlpack(const DLTens
   using V = std::remove_const_t<T>;
   const std::string what = "fusedsl::from_dlpack<" + std::string(name(dtype_of<V>)) + ">: the DLPack tensor ";
   const DLDataType want = detail::dlpack_type_of<V>();
-  if (t.dtype.code != want.code || t.dtype.bits != want.bits || t.dtype.lanes != 1)
+  // bool arrives either way: as kDLBool or, from DLPack 0.6 producers, as 8-bit unsigned.
+  const bool bool_bytes = std::is_same_v<V, bool> && t.dtype.bits == 8 && t.dtype.lanes == 1 &&
+                          (t.dtype.code == kDLUInt || t.dtype.code == detail::dlpack_bool_code);
+  if (!bool_bytes && (t.dtype.code != want.code || t.dtype.bits != want.bits || t.dtype.lanes != 1))
     throw error(what + "holds " + detail::dlpack_type_name(t.dtype) + " elements, expected " +
                 detail::dlpack_type_name(want));
   device where = device::cpu;

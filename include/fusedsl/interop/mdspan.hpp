@@ -43,8 +43,9 @@ tensor_view<typename M::element_type> from_mdspan(const M& m, device where = dev
   static_assert(M::rank() <= static_cast<std::size_t>(max_rank),
                 "fusedsl: from_mdspan: the mdspan has more axes than a fusedsl view holds (fusedsl::max_rank)");
   if (!m.is_strided())
-    throw error("from_mdspan: the mdspan's layout is not strided (its is_strided() is false); a fusedsl view needs "
-                "a stride per axis");
+    throw error(
+        "from_mdspan: the mdspan's layout is not strided (its is_strided() is false); a fusedsl view needs "
+        "a stride per axis");
   shape sizes, strides;
   for (std::size_t r = 0; r < M::rank(); ++r) {
     sizes.push_back(static_cast<std::int64_t>(m.extent(r)));
