@@ -34,8 +34,7 @@ TEST_CASE("bad input: fuse_config values no schedule can honour are refused, nam
   refused([](fx::fuse_config& c) { c.max_proximity = -1; }, "fuse_config.max_proximity: must be at least 0, got -1");
   refused([](fx::fuse_config& c) { c.max_fusion_unique_io_buffers = -2; },
           "fuse_config.max_fusion_unique_io_buffers: must be at least 0, got -2");
-  refused([](fx::fuse_config& c) { c.min_overlap_ratio = 1.5; },
-          "fuse_config.min_overlap_ratio: must be between 0 and 1");
+  refused([](fx::fuse_config& c) { c.min_overlap_ratio = -0.5; }, "fuse_config.min_overlap_ratio: must be at least 0");
   // The edges of the ranges are accepted: no rounds at all, kernels of one node.
   fx::fuse_config none;
   none.max_rounds = 0;
@@ -51,10 +50,10 @@ TEST_CASE("bad input: scheduling an unfinished graph and checking unknown nodes"
   CHECK_THROWS_WITH_AS(fx::fuse_nodes(g), doctest::Contains("fuse_nodes: graph: call finalize() before scheduling"),
                        fx::error);
   g.finalize();
-  CHECK_THROWS_WITH_AS(fx::check_fusion(g, "a", "zz"), doctest::Contains("check_fusion: node2: no node named zz"),
-                       fx::error);
-  CHECK_THROWS_WITH_AS(fx::check_fusion(g, "q", "b"), doctest::Contains("check_fusion: node1: no node named q"),
-                       fx::error);
+  CHECK_THROWS_WITH_AS(fx::check_fusion(g, "a", "zz"),
+                       doctest::Contains("check_fusion: node2: no node or foreach group named zz"), fx::error);
+  CHECK_THROWS_WITH_AS(fx::check_fusion(g, "q", "b"),
+                       doctest::Contains("check_fusion: node1: no node or foreach group named q"), fx::error);
   g.add_node(pointwise("c", {flat("u", 64)}, {flat("v", 64)}, 64));  // changed after finalize: unfinished again
   CHECK_FALSE(g.finalized());
   CHECK_THROWS_AS(fx::fuse_nodes(g), fx::error);

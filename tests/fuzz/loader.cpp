@@ -96,7 +96,7 @@ TEST_CASE("fuzz: mutated Inductor dumps load and schedule, or are refused with f
     for (int e = 0; e < edits; ++e) text = mutate(text, rng);
     try {
       auto d = fusedsl::load_inductor_dump(text, "mutant.json");
-      (void)fusedsl::fuse_nodes(d.g);
+      (void)fusedsl::fuse_nodes(d.g, d.config);
       ++loaded;
     } catch (const fusedsl::error& e) {
       CHECK_MESSAGE(std::string(e.what()).size() > 10, "seed " << seed << ": an error without a message");

@@ -48,7 +48,7 @@ TEST_CASE("every sample dump schedules to Inductor's fused_groups") {
     ++files;
     CAPTURE(e.path().string());
     auto d = fx::load_inductor_file(e.path().string());
-    auto p = fx::fuse_nodes(d.g);
+    auto p = fx::fuse_nodes(d.g, d.config);
     groups ours;
     for (const auto& g : p.groups) ours.push_back(g.names);
     CHECK(canonical(ours) == canonical(d.fused_groups));
@@ -110,6 +110,67 @@ TEST_CASE("dtypes: PyTorch's spellings become typed element types with their siz
   // A program's element types reach its graph typed (the lowering).
   for (fx::dtype d : fx::all_dtypes)
     CHECK(fx::itemsize(fx::element_type_of(d)) == static_cast<std::int64_t>(fx::size_of(d)));
+}
+
+namespace {
+// A node of the newer dumps: CPU groups list loop sizes; `extra` adds fields.
+std::string cpu_node(const std::string& name, const std::string& in, const std::string& out, int order,
+                     const std::string& extra = "") {
+  auto dep = [](const std::string& buf) {
+    return R"({"kind": "MemoryDep", "buffer": ")" + buf + R"(", "index": "d0", "size": ["64"], "bytes": 256})";
+  };
+  return R"({"name": ")" + name + R"(", "type": "SchedulerNode", "reduction": false, "template": false,
+    "extern": false, "foreach": false, "device": "cpu", "group": ["cpu", [["8", "8"], []]], )" +
+         extra + R"("reads": [)" + dep(in) + R"(], "writes": [)" + dep(out) + R"(], "unmet": [], "users": ["OUTPUT"],
+    "buffers": [")" +
+         out + R"("], "ancestors": [], "min_order": )" + std::to_string(order) + "}";
+}
+// A dump of the newer form: a foreach node {a, b} listed after c, which reads b's output.
+std::string foreach_dump(
+    const std::string& top = R"("torch_version": "2.15.0+cpu", "config": {"max_fusion_size": 32},)",
+    const std::string& member_type = "SchedulerNode") {
+  std::string b = cpu_node("b", "y", "b_out", 1);
+  b.replace(b.find("SchedulerNode"), 13, member_type);
+  return "{" + top + R"( "outputs": ["a_out", "c_out"], "nodes": [)" +
+         cpu_node("c", "b_out", "c_out", 2, R"("unmet": ["b_out"], "ancestors": ["b"],)") +
+         R"j(, {"name": "a_b", "type": "ForeachKernelSchedulerNode", "reduction": false, "template": false,
+    "extern": false, "foreach": true, "device": "cpu", "group": ["cpu", [["Expr(combo_kernel)"]]],
+    "reads": [], "writes": [], "unmet": [], "users": ["c"], "buffers": ["a_out", "b_out"], "ancestors": [],
+    "members": [)j" +
+         cpu_node("a", "x", "a_out", 0) + ", " + b + "]}]}";
+}
+}  // namespace
+
+TEST_CASE("newer dumps: torch_version, config, foreach members and CPU groups") {
+  auto d = fx::load_inductor_dump(foreach_dump(), "v2");
+  CHECK(d.config.torch == fx::torch_version{2, 15});
+  CHECK(d.config.max_fusion_size == 32);
+  // The members are the graph's nodes, in their original order, in the foreach group.
+  REQUIRE(d.g.size() == 3);
+  CHECK(d.g.node(0).name == "a");
+  CHECK(d.g.node(2).name == "c");
+  CHECK(d.g.node(0).numel == 64);
+  REQUIRE(d.g.foreach_groups().size() == 1);
+  CHECK(d.g.foreach_groups()[0].name == "a_b");
+  CHECK(d.g.foreach_groups()[0].members == std::vector<int>{0, 1});
+  // Without torch_version (nor torch): 2.11, and its config defaults.
+  auto old = fx::load_inductor_dump(dump(), "old");
+  CHECK(old.config.torch == fx::torch_version{2, 11});
+  CHECK(old.config.max_fusion_size == 64);
+}
+
+TEST_CASE("newer dumps: bad versions, options and members are refused") {
+  auto refused = [](const std::string& text, const char* expected) {
+    CHECK_THROWS_WITH_AS(fx::load_inductor_dump(text, "bad.json"), doctest::Contains(expected), fx::error);
+  };
+  refused(foreach_dump(R"("torch_version": "two",)"),
+          "top level: field \"torch_version\": \"two\" is not a PyTorch version");
+  refused(foreach_dump(R"("config": {"aggressive_fusion": 1},)"),
+          "config: option \"aggressive_fusion\" must be true or false");
+  refused(foreach_dump(R"("config": {"min_overlap_ratio": -1},)"), "config: option \"min_overlap_ratio\" must be");
+  refused(foreach_dump(R"("config": [],)"), "top level: field \"config\" must be an object");
+  refused(foreach_dump("", "ExternKernelSchedulerNode"),
+          "node a_b: members[1]: a foreach node's members must be pointwise or reduction nodes");
 }
 
 TEST_CASE("missing files are reported") {

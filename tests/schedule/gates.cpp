@@ -2,6 +2,8 @@
 // the reason (Inductor's WhyNoFuse wording).
 #include <doctest/doctest.h>
 
+#include <algorithm>  // std::find, std::sort
+
 #include <fusedsl/schedule/fuse_nodes.hpp>
 
 #include "builders.hpp"
@@ -217,7 +219,10 @@ TEST_CASE("gate (backend): pointwise nodes whose tilings disagree") {
                                 {fx::memory_dep("y", "1024*d0 + d1", {1024, 1024}, 1 << 22)}, 1 << 20),
                       pointwise("b", {fx::memory_dep("x", "d0 + 2048*d1", {2048, 512}, 1 << 22)},
                                 {fx::memory_dep("z", "512*d0 + d1", {2048, 512}, 1 << 22)}, 1 << 20)});
-  CHECK(fx::check_fusion(g, "a", "b") == why_no_fuse::tiling_mismatch);
+  // They share x only at other indices: the buffer-overlap score, on here, lets them reach the tiling gate.
+  fx::fuse_config overlap;
+  overlap.min_overlap_ratio = 0.5;
+  CHECK(fx::check_fusion(g, "a", "b", overlap) == why_no_fuse::tiling_mismatch);
 }
 
 TEST_CASE("in-place updates: WeakDeps order the update after readers") {
@@ -261,4 +266,72 @@ TEST_CASE("gate (backend): foreach nodes, as dumps show them (one node listing i
   fx::fuse_config small;
   small.max_fusion_size = 1;
   CHECK(fx::check_fusion(g, "f1", "f2", small) == why_no_fuse::none);
+}
+
+TEST_CASE("rule by release: the buffer-overlap score (2.11 has none; 2.15 turns it off by default)") {
+  // GPT-2's k and v: two copies of other halves of one qkv buffer share no exact access.
+  auto half = [](const char* name, const char* index, const char* out) {
+    return pointwise(name, {fx::memory_dep("qkv", index, {N}, 4 * N)}, {flat(out, N)}, N);
+  };
+  auto g = finalized({half("k", "d0 + 1024", "k_out"), half("v", "d0 + 2048", "v_out")});
+  fx::fuse_config newest;  // programs: the newest release, Inductor's defaults (min_overlap_ratio 1.1)
+  CHECK(newest.torch == fx::newest_torch);
+  CHECK(fx::check_fusion(g, "k", "v", newest) == why_no_fuse::no_shared_data);
+  fx::fuse_config later = newest;
+  later.min_overlap_ratio = 0.5;
+  CHECK(fx::check_fusion(g, "k", "v", later) == why_no_fuse::none);
+  fx::fuse_config old = later;
+  old.torch = {2, 11};
+  CHECK(fx::check_fusion(g, "k", "v", old) == why_no_fuse::no_shared_data);
+}
+
+namespace {
+// A foreach group's member: a pointwise node over n elements reading `in`, writing `out`.
+node_spec member(const std::string& group, const std::string& name, const std::string& in, const std::string& out,
+                 std::int64_t n) {
+  node_spec s = pointwise(name, {flat(in, n)}, {flat(out, n)}, n);
+  s.foreach_group = group;
+  return s;
+}
+// A member over 2N elements that reads the same N elements of `in` as member(..., N) does.
+node_spec wide_member(const std::string& group, const std::string& name, const std::string& in,
+                      const std::string& out) {
+  node_spec s = pointwise(name, {flat(in, N)}, {flat(out, 2 * N)}, 2 * N);
+  s.foreach_group = group;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("foreach groups fuse member by member (ForeachKernelSchedulerNode)") {
+  // f1 = {a1 (N), a2 (2N)} feeds f2 = {b1, b2} pairwise: the zipped pairs fuse, and the
+  // plain node c joins the one member whose output it reads.
+  auto g =
+      finalized({member("f1", "a1", "x1", "t1", N), member("f1", "a2", "x2", "t2", 2 * N),
+                 member("f2", "b1", "t1", "u1", N), member("f2", "b2", "t2", "u2", 2 * N),
+                 pointwise("c", {flat("u2", 2 * N)}, {flat("v", 2 * N)}, 2 * N), wide_member("f3", "d1", "x1", "w1"),
+                 member("f3", "d2", "x2", "w2", 2 * N), member("f4", "e1", "t1", "y1", N),
+                 member("f4", "e2", "t2", "y2", 2 * N), member("f4", "e3", "x3", "y3", N)},
+                {"u1", "v", "w1", "w2", "y1", "y2", "y3"});
+  CHECK(fx::check_fusion(g, "f1", "f2") == why_no_fuse::none);
+  CHECK(fx::check_fusion(g, "f2", "c") == why_no_fuse::none);
+  // Same length, but the first pair's sizes differ: the pair's own reason.
+  CHECK(fx::check_fusion(g, "f1", "f3") == why_no_fuse::nonreduce_mismatch);
+  CHECK(fx::check_fusion(g, "f1", "f4") == why_no_fuse::foreach_length);
+  CHECK(std::string(fx::to_string(why_no_fuse::foreach_length)) == "foreach do not have same length");
+  auto p = fx::fuse_nodes(g);
+  std::vector<std::vector<std::string>> groups;
+  for (const auto& grp : p.groups) {
+    groups.push_back(grp.names);
+    std::sort(groups.back().begin(), groups.back().end());
+  }
+  CHECK(std::find(groups.begin(), groups.end(), std::vector<std::string>{"a1", "a2", "b1", "b2", "c"}) != groups.end());
+}
+
+TEST_CASE("foreach groups: bad members are refused") {
+  node_spec ext = other("mm", node_kind::extern_kernel, {flat("x", N)}, {flat("t", N)});
+  ext.foreach_group = "f";
+  fx::graph g;
+  g.add_node(ext);
+  CHECK_THROWS_WITH_AS(g.finalize(), doctest::Contains("node mm: foreach group f: a member must be a pointwise or"),
+                       fx::error);
 }

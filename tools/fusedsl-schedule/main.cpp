@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   if (file.empty()) return usage("missing --inductor FILE.json");
   try {
     fusedsl::inductor_dump dump = fusedsl::load_inductor_file(file);
-    fusedsl::fuse_config cfg;
+    fusedsl::fuse_config cfg = dump.config;
     cfg.record_rejected = explain;
     auto t0 = std::chrono::steady_clock::now();
     fusedsl::plan p = fusedsl::fuse_nodes(dump.g, cfg);

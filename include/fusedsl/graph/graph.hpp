@@ -76,6 +76,14 @@ struct graph_node {
   std::vector<std::int64_t> ranges;  ///< loop sizes: pointwise ranges then reduction ranges
   std::size_t pointwise_ranges = 0;  ///< how many of `ranges` are pointwise
   int mutates = -1;                  ///< buffer this node updates in place, -1 if none
+  int foreach_group = -1;            ///< index into graph::foreach_groups(), -1 if none
+};
+
+/// A foreach (combo) kernel: independent nodes that Inductor schedules as one node
+/// (ForeachKernelSchedulerNode) and fuses member by member.
+struct foreach_info {
+  std::string name;          ///< the group's name (node_spec::foreach_group)
+  std::vector<int> members;  ///< node ids, in topological order
 };
 
 /// A graph of scheduler nodes. Build it with add_node/add_output, then finalize().
@@ -112,6 +120,8 @@ class graph {
   constexpr int size() const { return static_cast<int>(nodes_.size()); }
   /// Node `i` (topological position).
   constexpr const graph_node& node(int i) const { return nodes_[static_cast<std::size_t>(i)]; }
+  /// The foreach groups, in order of their first member.
+  constexpr const std::vector<foreach_info>& foreach_groups() const { return foreach_groups_; }
   /// Node id by name, -1 if absent.
   constexpr int find_node(std::string_view name) const { return node_names_.find(std::string(name)); }
   /// Number of buffers (inputs included).
@@ -217,6 +227,7 @@ class graph {
   detail::interner<access, detail::access_hash> accesses_;
   detail::interner<dep, detail::dep_hash> deps_;
   std::vector<buffer_info> buffers_;
+  std::vector<foreach_info> foreach_groups_;
   bool finalized_ = false;
 };
 
@@ -386,6 +397,7 @@ constexpr void graph::finalize() {
   accesses_ = {};
   deps_ = {};
   buffers_.clear();
+  foreach_groups_.clear();
   auto grow_buffers = [&] { buffers_.resize(static_cast<std::size_t>(buffer_names_.size())); };
   auto add_unique = [](std::vector<int>& v, int x) {
     if (!detail::contains(v, x)) v.push_back(x);
@@ -403,6 +415,22 @@ constexpr void graph::finalize() {
     nd.dtype = s.dtype;
     if (s.members.empty()) nd.members.push_back(s.name);  // not `?:`: g++ 12 mis-tracks the temporary in constexpr
     else nd.members = s.members;
+    if (!s.foreach_group.empty()) {
+      // Inductor groups only kernels it generates, and never nests foreach kernels.
+      if (s.kind != node_kind::pointwise && s.kind != node_kind::reduction)
+        throw error("node " + s.name + ": foreach group " + s.foreach_group +
+                    ": a member must be a pointwise or reduction node, not " + to_string(s.kind));
+      auto it = std::find_if(foreach_groups_.begin(), foreach_groups_.end(),
+                             [&](const foreach_info& f) { return f.name == s.foreach_group; });
+      if (it == foreach_groups_.end()) {
+        foreach_groups_.push_back({s.foreach_group, {}});
+        it = foreach_groups_.end() - 1;
+      } else if (nd.device != nodes_[static_cast<std::size_t>(it->members.front())].device) {
+        throw error("node " + s.name + ": foreach group " + s.foreach_group + " spans two devices");
+      }
+      nd.foreach_group = static_cast<int>(it - foreach_groups_.begin());
+      it->members.push_back(static_cast<int>(nodes_.size()));
+    }
     for (const auto& d : detail::elements(s.reads)) add_unique(nd.reads, compile_dep(s, d));
     for (const auto& d : detail::elements(s.writes)) add_unique(nd.writes, compile_dep(s, d));
     if (s.buffers.empty()) {
@@ -448,6 +476,11 @@ constexpr void graph::finalize() {
     }
     nodes_.push_back(std::move(nd));
   }
+  if (!foreach_groups_.empty())
+    for (const auto& nd : detail::elements(nodes_))
+      if (nd.kind == node_kind::foreach)
+        throw error("node " + nd.name + ": a foreach node cannot join a graph with foreach groups (give its members, " +
+                    "each with node_spec::foreach_group)");
   for (std::size_t i = 0; i < nodes_.size(); ++i) infer_mutation(static_cast<int>(i));
 
   // Users, unmet deps and predecessors.

@@ -45,6 +45,7 @@ struct node_spec {
   std::vector<dep_spec> writes;                ///< deps written, in order
   std::vector<std::string> buffers;            ///< buffers written; empty means the buffers of `writes`
   std::vector<std::string> members;            ///< names reported for this node in plans; empty means {name}
+  std::string foreach_group;                   ///< the foreach (combo) kernel this node belongs to; empty: none
   element_type dtype = element_type::unknown;  ///< element type of the output (optional)
 };
 

@@ -1,7 +1,10 @@
 /// @file inductor.hpp
 /// Loading PyTorch Inductor scheduler-node dumps (what Scheduler.fuse_nodes received and
-/// returned) into a fusedsl::graph, ready for fuse_nodes with the default inductor_policy.
+/// returned) into a fusedsl::graph and the settings it ran with, ready for fuse_nodes with
+/// the default inductor_policy.
 #pragma once
+#include <algorithm>  // std::stable_sort
+#include <climits>    // INT_MAX
 #include <cstdint>
 #include <cstdlib>   // std::strtod
 #include <optional>  // std::optional
@@ -9,21 +12,24 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>  // std::remove_reference_t
 #include <vector>
 
 #include <fusedsl/core/error.hpp>
 #include <fusedsl/graph/graph.hpp>
 #include <fusedsl/interop/detail/json.hpp>
 #include <fusedsl/interop/torch_dtype.hpp>  // element_type_from_torch
+#include <fusedsl/schedule/config.hpp>      // fuse_config, torch_version
 
 namespace fusedsl {
 
 /// A loaded dump: the graph, and Inductor's own answer for comparison.
 struct inductor_dump {
-  std::string workload;                                ///< what was compiled
-  std::string torch;                                   ///< PyTorch version
-  double fuse_nodes_ms = 0;                            ///< Inductor's own fuse_nodes time
-  graph g;                                             ///< finalized
+  std::string workload;      ///< what was compiled
+  std::string torch;         ///< PyTorch version
+  double fuse_nodes_ms = 0;  ///< Inductor's own fuse_nodes time
+  graph g;                   ///< finalized; a foreach node's members are its nodes
+  fuse_config config;        ///< the release (torch_version; 2.11 when absent) and fusion options it ran with
   std::vector<std::vector<std::string>> fused_groups;  ///< Inductor's groups (empty if absent)
 };
 
@@ -66,6 +72,23 @@ struct reader {
     }
     return r;
   }
+  // True when `v` lists member nodes (objects), as a foreach node does; not a list of names.
+  static bool groups_nodes(const value& v) {
+    const value* m = v.find("members");
+    return m && m->is_array() && !m->items.empty() && m->items[0].is_object();
+  }
+  // A group's numel or rnumel: a number, or (the C++ backend's groups) the list of loop
+  // sizes whose product it is.
+  std::int64_t size_product(const value& v, const std::string& where) const {
+    if (!v.is_array()) return integer(v, where, "group");
+    std::int64_t r = 1;
+    for (const auto& it : v.items) {
+      std::int64_t k = integer(it, where, "group");
+      if (k != 0 && r > INT64_MAX / k) fail(where, "field \"group\": number too large");
+      r *= k;
+    }
+    return r;
+  }
   std::vector<std::string> names(const value& obj, std::string_view key, const std::string& where) const {
     const value& v = need(obj, key, where);
     if (!v.is_array()) fail(where, "field \"" + std::string(key) + "\" must be a list");
@@ -103,8 +126,7 @@ struct reader {
     return d;
   }
 
-  node_spec parse_node(const value& v, std::size_t position) const {
-    std::string where = "nodes[" + std::to_string(position) + "]";
+  node_spec parse_node(const value& v, std::string where) const {
     if (!v.is_object()) fail(where, "a node must be an object");
     node_spec n;
     n.name = str(need(v, "name", where), where, "name");
@@ -129,10 +151,11 @@ struct reader {
                          group->items[1].is_array() && group->items[1].items.size() == 2;
       if (well_formed) {
         n.device = group->items[0].text;
-        n.numel = integer(group->items[1].items[0], where, "group");
-        n.rnumel = integer(group->items[1].items[1], where, "group");
+        n.numel = size_product(group->items[1].items[0], where);
+        n.rnumel = size_product(group->items[1].items[1], where);
       } else if (needs_group) {
-        fail(where, "field \"group\" must be [device, [numel, rnumel]]");
+        fail(where,
+             "field \"group\" must be [device, [numel, rnumel]] or, on the CPU, [device, [sizes, reduction_sizes]]");
       }
     } else if (needs_group) {
       fail(where, "missing field \"group\"");
@@ -148,7 +171,7 @@ struct reader {
       }
     }
     n.buffers = names(v, "buffers", where);
-    if (v.find("members")) n.members = names(v, "members", where);
+    if (!groups_nodes(v) && v.find("members")) n.members = names(v, "members", where);
     if (const value* t = v.find("dtype"); t && t->is_string()) {
       const std::optional<element_type> type = element_type_from_torch(t->text);
       if (!type)
@@ -156,6 +179,65 @@ struct reader {
       n.dtype = *type;
     }
     return n;
+  }
+
+  // "2.11.0+cu130" -> {2, 11}.
+  torch_version version(const value& v, std::string_view field) const {
+    const std::string where = "top level";
+    std::string t = str(v, where, field);
+    auto bad = [&] {
+      fail(where, "field \"" + std::string(field) + "\": \"" + t +
+                      "\" is not a PyTorch version (expected e.g. \"2.11.0+cu130\")");
+    };
+    torch_version r;
+    std::size_t p = 0;
+    for (int* part : {&r.major, &r.minor}) {
+      if (part == &r.minor) {
+        if (p >= t.size() || t[p] != '.') bad();
+        ++p;
+      }
+      std::size_t start = p;
+      for (*part = 0; p < t.size() && t[p] >= '0' && t[p] <= '9' && p - start < 6; ++p)
+        *part = *part * 10 + (t[p] - '0');
+      if (p == start) bad();
+    }
+    return r;
+  }
+
+  // The options of Inductor's config that fusedsl models, by dotted name; others are ignored.
+  void parse_config(const value& cfg, fuse_config& c) const {
+    const std::string where = "config";
+    if (!cfg.is_object()) fail("top level", "field \"config\" must be an object");
+    auto flag = [&](const value& v, const std::string& key, bool& out) {
+      if (!v.is_bool()) fail(where, "option \"" + key + "\" must be true or false");
+      out = v.b;
+    };
+    auto count = [&](const value& v, const std::string& key, auto& out) {
+      std::int64_t k = integer(v, where, key);
+      if (k > INT_MAX) fail(where, "option \"" + key + "\": number too large");
+      out = static_cast<std::remove_reference_t<decltype(out)>>(k);
+    };
+    for (const auto& [key, v] : cfg.fields) {
+      if (key == "aggressive_fusion") flag(v, key, c.aggressive_fusion);
+      else if (key == "epilogue_fusion") flag(v, key, c.epilogue_fusion);
+      else if (key == "epilogue_fusion_first") flag(v, key, c.epilogue_fusion_first);
+      else if (key == "prologue_fusion") flag(v, key, c.prologue_fusion);
+      else if (key == "loop_ordering_after_fusion") flag(v, key, c.loop_ordering_after_fusion);
+      else if (key == "triton.tiling_prevents_pointwise_fusion") flag(v, key, c.tiling_prevents_pointwise_fusion);
+      else if (key == "triton.tiling_prevents_reduction_fusion") flag(v, key, c.tiling_prevents_reduction_fusion);
+      else if (key == "max_fusion_size") count(v, key, c.max_fusion_size);
+      else if (key == "max_fusion_buffer_group_pairwise_attempts")
+        count(v, key, c.max_fusion_buffer_group_pairwise_attempts);
+      else if (key == "score_fusion_memory_threshold") count(v, key, c.score_fusion_memory_threshold);
+      else if (key == "max_fusion_unique_io_buffers") {
+        if (v.kind == value::type::null) c.max_fusion_unique_io_buffers = 0;  // None: no limit
+        else count(v, key, c.max_fusion_unique_io_buffers);
+      } else if (key == "min_overlap_ratio") {
+        if (!v.is_number() || v.text.starts_with('-'))
+          fail(where, "option \"min_overlap_ratio\" must be a number of at least 0");
+        c.min_overlap_ratio = std::strtod(v.text.c_str(), nullptr);
+      }
+    }
   }
 };
 
@@ -176,28 +258,68 @@ inline inductor_dump load_inductor_dump(std::string_view text, const std::string
   // strtod, not stod: an out-of-range time (1e999) is informational, not a reason to throw std::out_of_range.
   if (const value* ms = root.find("fuse_nodes_ms"); ms && ms->is_number())
     out.fuse_nodes_ms = std::strtod(ms->text.c_str(), nullptr);
+  if (const value* t = root.find("torch_version")) out.config.torch = rd.version(*t, "torch_version");
+  else if (const value* t2 = root.find("torch")) out.config.torch = rd.version(*t2, "torch");
+  else out.config.torch = torch_version{2, 11};
+  if (const value* c = root.find("config")) rd.parse_config(*c, out.config);
   const value& nodes = rd.need(root, "nodes", "top level");
   if (!nodes.is_array()) rd.fail("top level", "field \"nodes\" must be a list");
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < nodes.items.size(); ++i) {
-    node_spec n = rd.parse_node(nodes.items[i], i);
-    names.push_back(n.name);
-    out.g.add_node(std::move(n));
-  }
-  auto known = [&](const std::string& nm) {
-    for (const auto& x : names)
-      if (x == nm) return true;
-    return false;
+  // The nodes Inductor scheduled: a foreach node's members stand for it, each in the
+  // foreach group of that name. `given` holds every node object, foreach nodes included,
+  // for the checks of users and ancestors.
+  std::vector<node_spec> specs;
+  std::vector<std::int64_t> order;  // each spec's min_order: its position before foreach nodes formed
+  std::vector<const value*> given;
+  bool ordered = true;
+  auto add = [&](node_spec n, const value& v, const std::string& where) {
+    const value* mo = v.find("min_order");
+    ordered = ordered && mo;
+    order.push_back(mo ? rd.integer(*mo, where, "min_order") : 0);
+    specs.push_back(std::move(n));
   };
   for (std::size_t i = 0; i < nodes.items.size(); ++i) {
     const value& v = nodes.items[i];
-    for (const char* key : {"users", "ancestors"}) {
-      if (!v.find(key)) continue;
-      for (const auto& u : rd.names(v, key, "node " + names[i]))
-        if (u != "OUTPUT" && !known(u))
-          rd.fail("node " + names[i], "field \"" + std::string(key) + "\": unknown node \"" + u + "\"");
+    node_spec n = rd.parse_node(v, "nodes[" + std::to_string(i) + "]");
+    const std::string where = "node " + n.name;
+    given.push_back(&v);
+    if (!rd.groups_nodes(v)) {
+      add(std::move(n), v, where);
+      continue;
+    }
+    if (n.kind != node_kind::foreach)
+      rd.fail(where, "field \"members\": only foreach nodes (ForeachKernelSchedulerNode) may group nodes here");
+    const value& members = *v.find("members");
+    for (std::size_t k = 0; k < members.items.size(); ++k) {
+      const value& mv = members.items[k];
+      const std::string at = where + ": members[" + std::to_string(k) + "]";
+      node_spec m = rd.parse_node(mv, at);
+      if (rd.groups_nodes(mv) || (m.kind != node_kind::pointwise && m.kind != node_kind::reduction))
+        rd.fail(at, "a foreach node's members must be pointwise or reduction nodes");
+      m.foreach_group = n.name;
+      given.push_back(&mv);
+      add(std::move(m), mv, at);
     }
   }
+  // In the original order when every node gives it (Inductor's min_order, which proximity
+  // scores count), so that foreach members sit where they were computed.
+  std::vector<std::size_t> by_order(specs.size());
+  for (std::size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
+  if (ordered) std::stable_sort(by_order.begin(), by_order.end(), [&](auto x, auto y) { return order[x] < order[y]; });
+  auto known = [&](const std::string& nm) {
+    for (const auto& x : specs)
+      if (x.name == nm) return true;
+    return false;
+  };
+  for (const value* v : given) {
+    const std::string where = "node " + rd.str(rd.need(*v, "name", "nodes"), "nodes", "name");
+    for (const char* key : {"users", "ancestors"}) {
+      if (!v->find(key)) continue;
+      for (const auto& u : rd.names(*v, key, where))
+        if (u != "OUTPUT" && !known(u))
+          rd.fail(where, "field \"" + std::string(key) + "\": unknown node \"" + u + "\"");
+    }
+  }
+  for (std::size_t i : by_order) out.g.add_node(std::move(specs[i]));
   for (const auto& o : rd.names(root, "outputs", "top level")) out.g.add_output(o);
   if (const value* fg = root.find("fused_groups")) {
     if (!fg->is_array()) rd.fail("top level", "field \"fused_groups\" must be a list of lists");

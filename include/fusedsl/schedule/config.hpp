@@ -5,8 +5,20 @@
 
 namespace fusedsl {
 
-/// Scheduler settings; the defaults are Inductor's (PyTorch 2.11, torch._inductor.config).
+/// A PyTorch release, as far as Inductor's fusion rules differ between releases.
+struct torch_version {
+  int major = 2;  ///< 2 in "2.11.0+cu130"
+  int minor = 0;  ///< 11 in "2.11.0+cu130"
+
+  constexpr auto operator<=>(const torch_version&) const = default;
+};
+
+/// The newest PyTorch release whose rules fusedsl follows; programs are scheduled by its rules.
+inline constexpr torch_version newest_torch{2, 15};
+
+/// Scheduler settings; the defaults are Inductor's (the newest release's torch._inductor.config).
 struct fuse_config {
+  torch_version torch = newest_torch;                  ///< whose Inductor rules apply (a dump's torch_version)
   int max_rounds = 10;                                 ///< fuse_nodes: rounds of fuse_nodes_once at most
   int max_fusion_buffer_group_pairwise_attempts = 64;  ///< partners tried after a node in a bucket
   int max_fusion_size = 64;                            ///< nodes in one fused kernel at most
@@ -19,7 +31,7 @@ struct fuse_config {
   bool template_prologue_inputs = false;         ///< ...but only inputs the template allows (dumps do not say which)
   bool peak_memory_guard = true;                 ///< refuse fusions that likely raise peak memory
   int max_fusion_unique_io_buffers = 0;          ///< 0: no limit (Inductor's None)
-  double min_overlap_ratio = 0.5;                ///< buffer-overlap score needs this share of the reads
+  double min_overlap_ratio = 1.1;                ///< buffer-overlap score needs this share of the reads (> 1: off)
   bool loop_ordering_after_fusion = true;        ///< one extra round that may reorder loops to match
   bool tiling_prevents_pointwise_fusion = true;  ///< SIMD backend: pointwise pairs need compatible tilings
   bool tiling_prevents_reduction_fusion = true;  ///< SIMD backend: pointwise into reduction needs a valid tiling

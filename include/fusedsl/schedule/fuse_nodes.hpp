@@ -30,15 +30,16 @@ constexpr int kernel_count(const graph& g, const fuse_config& cfg = {}, Policy p
   return fuse_nodes(g, c, std::move(policy)).group_count();
 }
 
-/// Runs every can_fuse gate (and the cycle check) on two unfused nodes of `g`, by name;
-/// `why_no_fuse::none` means Inductor would consider the pair fusable.
+/// Runs every can_fuse gate (and the cycle check) on two unfused nodes of `g`, by name (a
+/// node, or a foreach group as one node); `why_no_fuse::none` means Inductor would
+/// consider the pair fusable.
 template <class Policy = inductor_policy>
 constexpr why_no_fuse check_fusion(const graph& g, std::string_view node1, std::string_view node2,
                                    const fuse_config& cfg = {}, Policy policy = {}) {
-  int a = g.find_node(node1), b = g.find_node(node2);
-  if (a < 0) throw error("check_fusion: node1: no node named " + std::string(node1));
-  if (b < 0) throw error("check_fusion: node2: no node named " + std::string(node2));
   scheduler<Policy> s(g, cfg, std::move(policy));
+  int a = s.node_named(node1), b = s.node_named(node2);
+  if (a < 0) throw error("check_fusion: node1: no node or foreach group named " + std::string(node1));
+  if (b < 0) throw error("check_fusion: node2: no node or foreach group named " + std::string(node2));
   s.start_round();
   why_no_fuse r = s.can_fuse(a, b);
   if (r == why_no_fuse::none && s.will_fusion_create_cycle(a, b)) r = why_no_fuse::cycle;

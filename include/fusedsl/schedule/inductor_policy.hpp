@@ -80,12 +80,12 @@ struct inductor_policy {
     return 0;
   }
 
-  /// SIMDScheduling.can_fuse: (numel, rnumel) group rules and tiling compatibility.
+  /// SIMDScheduling.can_fuse: (numel, rnumel) group rules and tiling compatibility
+  /// (the scheduler judges pairs with a foreach node, as ForeachKernelSchedulerNode does).
   template <class S>
   constexpr why_no_fuse backend_can_fuse(const S& s, int a, int b) const {
     const sched_node& A = s.node(a);
     const sched_node& B = s.node(b);
-    if (A.foreach || B.foreach) return foreach_can_fuse(s, a, b);
     if (A.reduction && B.reduction)
       return A.numel == B.numel && A.rnumel == B.rnumel ? why_no_fuse::none : why_no_fuse::reduce_mismatch;
     if (!A.reduction && !B.reduction) {
@@ -262,32 +262,6 @@ struct inductor_policy {
       if (ok) return tilings[i];
     }
     return fallback;
-  }
-
-  /// ForeachKernelSchedulerNode.can_fuse, as far as a dump shows foreach nodes (as one
-  /// node whose subnodes are not listed): equal length, no reductions, a real dependency.
-  template <class S>
-  static constexpr why_no_fuse foreach_can_fuse(const S& s, int a, int b) {
-    const sched_node& A = s.node(a);
-    const sched_node& B = s.node(b);
-    if (A.foreach && B.foreach) {
-      // The number of subkernels: a dump lists them as the foreach node's members.
-      auto length = [&](const sched_node& n) {
-        std::size_t k = 0;
-        for (int m : detail::elements(n.members))
-          if (s.node(m).foreach) k += s.source().node(m).members.size();
-        return k;
-      };
-      return length(A) == length(B) ? why_no_fuse::none : why_no_fuse::foreach_length;
-    }
-    const sched_node& other = A.foreach ? B : A;
-    if (other.reduction) return why_no_fuse::foreach_reduction;
-    const sched_node& producer = A;
-    const sched_node& consumer = B;
-    for (int r : detail::elements(consumer.reads))
-      for (int bf : detail::elements(producer.buffers))
-        if (s.get_dep(r).buffer == bf) return why_no_fuse::none;
-    return why_no_fuse::foreach_no_dep;
   }
 };
 

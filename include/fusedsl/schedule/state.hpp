@@ -16,8 +16,12 @@ struct sched_node {
   std::vector<int> writes;   ///< deps written, in order
   std::vector<int> unmet;    ///< read deps on buffers written by some node
   std::vector<int> buffers;  ///< buffer ids written
+  std::vector<int> snodes;   ///< a foreach node's subnodes (scheduler ids, Inductor's snodes); else empty
   bool reduction = false, template_kernel = false, foreach = false, extern_kernel = false, nop = false;
   bool mutation = false;  ///< some member updates a buffer in place
+  /// A foreach node finds the subnode reading a producer's buffer (Inductor's read_to_node,
+  /// which stays empty in a foreach node made by fusing a foreach node with a plain one).
+  bool reads_indexed = true;
   int device = 0;
   std::int64_t numel = 1, rnumel = 1;  ///< the group Inductor compares (first reduction member's)
   int min_order = 0, max_order = 0;    ///< span of the members in the original order

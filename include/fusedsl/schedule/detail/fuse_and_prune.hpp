@@ -61,16 +61,17 @@ constexpr void scheduler<Policy>::refresh_group(int s) {
 }
 
 template <class Policy>
-constexpr int scheduler<Policy>::fuse(int a, int b) {
+constexpr int scheduler<Policy>::make_group(const std::vector<int>& parts) {
   sched_node f;
-  const sched_node& A = node(a);
-  const sched_node& B = node(b);
-  f.members = A.members;
-  f.members.insert(f.members.end(), B.members.begin(), B.members.end());
-  f.buffers = A.buffers;
-  f.buffers.insert(f.buffers.end(), B.buffers.begin(), B.buffers.end());
-  f.min_order = std::min(A.min_order, B.min_order);
-  f.max_order = std::max(A.max_order, B.max_order);
+  f.min_order = node(parts.front()).min_order;
+  f.max_order = node(parts.front()).max_order;
+  for (int p : detail::elements(parts)) {
+    const sched_node& P = node(p);
+    f.members.insert(f.members.end(), P.members.begin(), P.members.end());
+    f.buffers.insert(f.buffers.end(), P.buffers.begin(), P.buffers.end());
+    f.min_order = std::min(f.min_order, P.min_order);
+    f.max_order = std::max(f.max_order, P.max_order);
+  }
   int group_from = -1;
   for (int m : detail::elements(f.members)) {
     const sched_node& M = node(m);
@@ -85,10 +86,45 @@ constexpr int scheduler<Policy>::fuse(int a, int b) {
   f.numel = node(group_from).numel;
   f.rnumel = node(group_from).rnumel;
   int id = static_cast<int>(sched_.size());
-  spans_.lower(f.max_order, f.min_order);
   sched_.push_back(std::move(f));
   refresh_group(id);
-  for (int m : sched_.back().members) fused_of_[static_cast<std::size_t>(m)] = id;
+  return id;
+}
+
+template <class Policy>
+constexpr int scheduler<Policy>::make_foreach(const std::vector<int>& parts, bool reads_indexed) {
+  int id = make_group(parts);
+  sched_node& F = sched_[static_cast<std::size_t>(id)];
+  F.snodes = parts;
+  F.foreach = true;
+  F.reads_indexed = reads_indexed;
+  // Inductor's group for a foreach node is symbolic (combo_kernel): no sizes to compare.
+  F.numel = F.rnumel = 0;
+  return id;
+}
+
+template <class Policy>
+constexpr int scheduler<Policy>::fuse(int a, int b) {
+  // Copies: making subnodes grows sched_, which moves a's and b's nodes.
+  const std::vector<int> sa = node(a).snodes, sb = node(b).snodes;
+  int id = -1;
+  if (!sa.empty() && !sb.empty()) {  // zipped, subnode by subnode
+    std::vector<int> parts;
+    for (std::size_t i = 0; i < sa.size(); ++i) parts.push_back(make_group({sa[i], sb[i]}));
+    id = make_foreach(parts, true);
+  } else if (!sa.empty() || !sb.empty()) {  // b joins the subnode it reads from, or a the one reading it
+    const bool producer = !sa.empty();
+    std::vector<int> parts = producer ? sa : sb;
+    const int sub = producer ? producer_subnode(a, b) : consumer_subnode(b, a);
+    for (int& p : parts)
+      if (p == sub) p = producer ? make_group({sub, b}) : make_group({a, sub});
+    id = make_foreach(parts, false);
+  } else {
+    id = make_group({a, b});
+  }
+  const sched_node& f = node(id);
+  spans_.lower(f.max_order, f.min_order);
+  for (int m : f.members) fused_of_[static_cast<std::size_t>(m)] = id;
   return id;
 }
 

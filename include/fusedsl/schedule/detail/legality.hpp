@@ -117,7 +117,69 @@ constexpr why_no_fuse scheduler<Policy>::can_fuse(int a, int b, bool reorder_rou
   } else {
     if (auto r = policy_.can_fuse_horizontal(view(), a, b, shared); r != why_no_fuse::none) return r;
   }
-  return policy_.backend_can_fuse(view(), a, b);
+  return A.foreach || B.foreach ? foreach_can_fuse(a, b) : policy_.backend_can_fuse(view(), a, b);
+}
+
+template <class Policy>
+constexpr why_no_fuse scheduler<Policy>::foreach_can_fuse(int a, int b) {
+  const sched_node& A = node(a);
+  const sched_node& B = node(b);
+  if (A.foreach && B.foreach) {
+    // The number of subnodes; a foreach node given without them counts its member names.
+    auto length = [&](const sched_node& n) {
+      if (!n.snodes.empty()) return n.snodes.size();
+      std::size_t k = 0;
+      for (int m : detail::elements(n.members))
+        if (node(m).foreach) k += g_.node(m).members.size();
+      return k;
+    };
+    if (length(A) != length(B)) return why_no_fuse::foreach_length;
+    // Copies: can_fuse may reorder loops, which never adds nodes, but keep the lists stable.
+    const std::vector<int> sa = A.snodes, sb = B.snodes;
+    for (std::size_t i = 0; i < sa.size() && i < sb.size(); ++i)
+      if (auto r = can_fuse(sa[i], sb[i]); r != why_no_fuse::none) return r;
+    return why_no_fuse::none;
+  }
+  if ((A.foreach ? B : A).reduction) return why_no_fuse::foreach_reduction;
+  const int sub = A.foreach ? producer_subnode(a, b) : consumer_subnode(b, a);
+  if (sub < 0) return why_no_fuse::foreach_no_dep;
+  if (sub == a || sub == b) return why_no_fuse::none;  // a foreach node without subnodes: judged whole
+  return A.foreach ? can_fuse(sub, b) : can_fuse(a, sub);
+}
+
+template <class Policy>
+constexpr int scheduler<Policy>::subnode_of(int f, int i) const {
+  const sched_node& F = node(f);
+  if (F.snodes.empty()) return detail::contains(F.members, i) ? f : -1;
+  for (int s : detail::elements(F.snodes))
+    if (detail::contains(node(s).members, i)) return s;
+  return -1;
+}
+
+template <class Policy>
+constexpr int scheduler<Policy>::producer_subnode(int f, int consumer) const {
+  int found = -1;
+  for (int r : detail::elements(node(consumer).reads)) {
+    int p = g_.buffer(get_dep(r).buffer).producer;
+    int sub = p < 0 ? -1 : subnode_of(f, p);
+    if (sub < 0 || sub == found) continue;
+    if (found >= 0) return -1;  // reads from two subnodes
+    found = sub;
+  }
+  return found;
+}
+
+template <class Policy>
+constexpr int scheduler<Policy>::consumer_subnode(int f, int producer) const {
+  const sched_node& F = node(f);
+  if (!F.reads_indexed) return -1;
+  const std::vector<int> whole{f};
+  const std::vector<int>& subs = F.snodes.empty() ? whole : F.snodes;
+  for (int buf : detail::elements(node(producer).buffers))
+    for (std::size_t i = subs.size(); i-- > 0;)
+      for (int r : detail::elements(node(subs[i]).reads))
+        if (get_dep(r).buffer == buf) return subs[i];
+  return -1;
 }
 
 template <class Policy>
@@ -191,16 +253,24 @@ constexpr bool scheduler<Policy>::fusable_weak_dep(int weak, int a, int b) const
   const access& wa = get_access(wr.access);
   if (wa.indirect || !uses_all_vars(wa)) return false;
   int real = g_.real_name(w.mutating);
-  for (int r : detail::elements(A.reads)) {
-    const dep& rd = get_dep(r);
-    // Every version of the updated storage counts: a chain of in-place updates
-    // (x -> b2 -> b4) shares one buffer, so a read of b2 sees what the update of b2 writes.
-    if (g_.real_name(rd.buffer) != real) continue;
-    if (rd.kind != dep_kind::memory) return false;
-    const access& ra = get_access(rd.access);
-    if (ra.indirect || !(ra == wa)) return false;
+  // A foreach node's subnodes read concurrently: at most one of them may read the old value.
+  const std::vector<int> whole{a};
+  int readers = 0;
+  for (int s : detail::elements(A.snodes.empty() ? whole : A.snodes)) {
+    bool reads = false;
+    for (int r : detail::elements(node(s).reads)) {
+      const dep& rd = get_dep(r);
+      // Every version of the updated storage counts: a chain of in-place updates
+      // (x -> b2 -> b4) shares one buffer, so a read of b2 sees what the update of b2 writes.
+      if (g_.real_name(rd.buffer) != real) continue;
+      if (rd.kind != dep_kind::memory) return false;
+      const access& ra = get_access(rd.access);
+      if (ra.indirect || !(ra == wa)) return false;
+      reads = true;
+    }
+    readers += reads ? 1 : 0;
   }
-  return true;
+  return readers <= 1;
 }
 
 template <class Policy>
@@ -234,8 +304,8 @@ constexpr const fuse_config& scheduler<Policy>::checked_config(const fuse_config
   at_least("max_fusion_buffer_group_pairwise_attempts", c.max_fusion_buffer_group_pairwise_attempts, 1);
   at_least("max_proximity", c.max_proximity, 0);
   at_least("max_fusion_unique_io_buffers", c.max_fusion_unique_io_buffers, 0);
-  if (!(c.min_overlap_ratio >= 0.0 && c.min_overlap_ratio <= 1.0))
-    throw error("fuse_nodes: fuse_config.min_overlap_ratio: must be between 0 and 1");
+  if (!(c.min_overlap_ratio >= 0.0))
+    throw error("fuse_nodes: fuse_config.min_overlap_ratio: must be at least 0 (above 1 turns the overlap score off)");
   return c;
 }
 

@@ -3,7 +3,7 @@
 /// (score_fusion_memory, with same-buffer overlap), the peak-memory guard and the
 /// count of distinct buffers a fused node would read and write.
 #pragma once
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::min
 #include <cstdint>    // std::int64_t
 #include <vector>     // std::vector
 
@@ -47,7 +47,13 @@ constexpr shared_memory scheduler<Policy>::score_fusion_memory(int a, int b) con
       tmp_->dep_seen[static_cast<std::size_t>(d)] = tmp_->stamp;
       if (tmp_->dep_mark[static_cast<std::size_t>(d)] == other) r.exact += get_dep(d).bytes;
     }
-  if (r.exact == 0 && !A.reduction && !B.reduction) r.overlap = overlap_score(A, B);
+  // The buffer-overlap term (same buffers read at other indices) is not in 2.11's Inductor.
+  // Later ones skip it where one side has over 4x the deps of the other (their shortcut
+  // that counts only exactly shared deps).
+  const std::size_t na = A.reads.size() + A.writes.size(), nb = B.reads.size() + B.writes.size();
+  const bool lopsided = 4 * std::min(na, nb) < std::max(na, nb);
+  if (r.exact == 0 && !A.reduction && !B.reduction && cfg_.torch > torch_version{2, 11} && !lopsided)
+    r.overlap = overlap_score(A, B);
   return r;
 }
 

@@ -61,6 +61,17 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
   std::sort(byname.begin(), byname.end(), [&](int x, int y) { return g.buffer_name(x) < g.buffer_name(y); });
   name_rank_.assign(byname.size(), 0);
   for (std::size_t r = 0; r < byname.size(); ++r) name_rank_[static_cast<std::size_t>(byname[r])] = static_cast<int>(r);
+  // Inductor's create_foreach_nodes: each foreach group becomes one node over its members,
+  // placed after the other nodes, and the list is sorted topologically as it stands.
+  if (g.foreach_groups().empty()) return;
+  for (const foreach_info& fe : detail::elements(g.foreach_groups())) {
+    int f = make_foreach(fe.members, true);
+    spans_.lower(node(f).max_order, node(f).min_order);
+    for (int m : detail::elements(fe.members)) fused_of_[static_cast<std::size_t>(m)] = f;
+    alive_.push_back(f);
+  }
+  std::erase_if(alive_, [&](int s) { return s < n && fused_of(s) != s; });
+  topological_sort(true);
 }
 
 template <class Policy>
@@ -252,8 +263,9 @@ constexpr void scheduler<Policy>::fuse_nodes_once(bool reorder_round, plan& p) {
 }
 
 template <class Policy>
-constexpr void scheduler<Policy>::topological_sort() {
-  std::sort(alive_.begin(), alive_.end(), [&](int x, int y) { return node(x).min_order < node(y).min_order; });
+constexpr void scheduler<Policy>::topological_sort(bool keep_order) {
+  if (!keep_order)
+    std::sort(alive_.begin(), alive_.end(), [&](int x, int y) { return node(x).min_order < node(y).min_order; });
   const std::size_t n = alive_.size();
   owner_.assign(static_cast<std::size_t>(g_.buffer_count()), -1);
   for (std::size_t i = 0; i < n; ++i)

@@ -5,9 +5,10 @@
 /// and the round driver (rounds.hpp). Include <fusedsl/schedule/scheduler.hpp>,
 /// which brings them all.
 #pragma once
-#include <cstdint>  // std::int64_t
-#include <utility>  // std::pair
-#include <vector>   // std::vector
+#include <cstdint>      // std::int64_t
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+#include <vector>       // std::vector
 
 #include <fusedsl/graph/detail/intern.hpp>         // interner
 #include <fusedsl/graph/graph.hpp>                 // graph, dep, access
@@ -45,6 +46,15 @@ class scheduler {
   /// Every gate of Inductor's Scheduler.can_fuse in its order; `none` when a and b may fuse.
   /// In the loop-reordering round a node's loops may be permuted to match (as Inductor does).
   constexpr why_no_fuse can_fuse(int a, int b, bool reorder_round = false);
+
+  /// The scheduler node of graph node `name`, or of the foreach group `name` before any
+  /// fusion; -1 if there is none.
+  constexpr int node_named(std::string_view name) const {
+    if (int i = g_.find_node(name); i >= 0) return i;
+    for (const foreach_info& fe : g_.foreach_groups())
+      if (fe.name == name) return fused_of(fe.members.front());
+    return -1;
+  }
 
   /// True when fusing a and b would close a cycle through another fused node: some
   /// path leaves a or b, enters a fused node, and comes back (will_fusion_create_cycle).
@@ -112,7 +122,7 @@ class scheduler {
   constexpr const std::vector<std::int64_t>& memo(int s, F compute) const;
 
   /// Throws fusedsl::error for settings no schedule can honour (counts below their minimum,
-  /// a ratio outside [0, 1]), naming the field, what it must be and what it was.
+  /// a negative ratio), naming the field, what it must be and what it was.
   static constexpr const fuse_config& checked_config(const fuse_config& c);
   /// `g`, or fusedsl::error when it is not finalized.
   static constexpr const graph& checked_graph(const graph& g);
@@ -152,8 +162,30 @@ class scheduler {
   // Recomputes a fused node's deps from its members (refresh_group_node_dependencies).
   constexpr void refresh_group(int s);
 
-  // FusedSchedulerNode(node1.get_nodes() + node2.get_nodes()).
+  // A new scheduler node over the graph nodes of `parts`, in order (FusedSchedulerNode(parts)).
+  constexpr int make_group(const std::vector<int>& parts);
+
+  // A foreach node whose subnodes are `parts` (ForeachKernelSchedulerNode(parts)).
+  constexpr int make_foreach(const std::vector<int>& parts, bool reads_indexed);
+
+  // The backend's fuse: fuses a and b into a new top-level node and returns it
+  // (ForeachKernelSchedulerNode.fuse when either is a foreach node with subnodes).
   constexpr int fuse(int a, int b);
+
+  // ForeachKernelSchedulerNode.can_fuse: foreach nodes fuse subnode by subnode, a foreach
+  // node and another node through the one subnode that the other feeds or reads.
+  constexpr why_no_fuse foreach_can_fuse(int a, int b);
+
+  // The subnode of foreach node f that contains graph node i, or -1 (f itself when f lists no subnodes).
+  constexpr int subnode_of(int f, int i) const;
+
+  // The one subnode of foreach node f that writes what `consumer` reads, else -1
+  // (get_producer_subnode_for).
+  constexpr int producer_subnode(int f, int consumer) const;
+
+  // The subnode of foreach node f that reads the first buffer of `producer` some subnode
+  // reads (the last such subnode), else -1 (get_consumer_subnode_for).
+  constexpr int consumer_subnode(int f, int producer) const;
 
   // Drops WeakDeps made redundant by fusion (_prune_redundant_deps).
   constexpr void prune_redundant_deps(int s);
@@ -163,9 +195,9 @@ class scheduler {
 
   constexpr void fuse_nodes_once(bool reorder_round, plan& p);
 
-  // sorted(nodes, key=min_order), then a depth-first topological sort visiting each
-  // node's unmet deps by buffer name (topological_sort_schedule).
-  constexpr void topological_sort();
+  // sorted(nodes, key=min_order) unless `keep_order`, then a depth-first topological sort
+  // visiting each node's unmet deps by buffer name (topological_sort_schedule).
+  constexpr void topological_sort(bool keep_order = false);
 
   constexpr void finish(plan& p) const;
 
