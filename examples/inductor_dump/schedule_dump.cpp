@@ -33,7 +33,7 @@ int main(int argc, char** argv) try {
   }
   // inductor: schedule
   const fx::inductor_dump dump = fx::load_inductor_file(argv[1]);
-  const fx::plan plan = fx::fuse_nodes(dump.g);  // Inductor's rules and settings
+  const fx::plan plan = fx::fuse_nodes(dump.g, dump.config);  // the rules and settings of the dump's release
   groups ours;
   for (const fx::fused_group& kernel : plan.groups) ours.push_back(kernel.names);
   // inductor: end
