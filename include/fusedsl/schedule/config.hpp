@@ -1,7 +1,8 @@
 /// @file config.hpp
 /// Knobs of the fusion scheduler, defaulting to PyTorch Inductor's settings.
 #pragma once
-#include <cstdint>
+#include <compare>  // operator<=>
+#include <cstdint>  // std::int64_t
 
 namespace fusedsl {
 

@@ -69,6 +69,14 @@ class device_buffer {
     }
     return data_;
   }
+  /// At least `bytes` bytes, zero when first handed out (set on `stream`
+  /// when it grows); users leave it zero again (`last_to_arrive`).
+  void* reserve_zeroed(std::size_t bytes, cudaStream_t stream) {
+    if (bytes <= bytes_) return data_;
+    reserve(bytes);
+    detail::check_cuda(cudaMemsetAsync(data_, 0, bytes_, stream), "cudaMemsetAsync");
+    return data_;
+  }
 
  private:
   void* data_ = nullptr;
@@ -298,7 +306,7 @@ int resident_column_blocks(const node_objects<device_program<std::tuple<N...>, s
   return blocks;
 }
 
-/// The second stage of a column or split group.
+/// The second stage of a column group.
 template <class... N, class... L>
 void launch_finish(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
                    const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, unsigned blocks,
@@ -314,7 +322,7 @@ struct launcher {
   call_state<P>& call;
   const node_objects<D>& objects;
   cudaStream_t stream;
-  std::vector<device_buffer>& pool;  ///< per lowered node, then workspaces
+  std::vector<device_buffer>& pool;  ///< per lowered node, then partial states and split rows' arrival counters
   const std::vector<std::string>& names;
   int sms;
 
@@ -490,14 +498,22 @@ struct launcher {
                      a.space.outer * a.chunks * info.nodes[static_cast<std::size_t>(j)].state_bytes + 16) /
                  16 * 16;
       }
-      a.workspace = static_cast<char*>(pool.back().reserve(bytes));
+      a.workspace = static_cast<char*>(pool[pool.size() - 2].reserve(bytes));
+      // Split rows: one launch, each row's last block merges its chunks (a counter per row).
+      if (!columns)
+        a.arrivals = static_cast<unsigned*>(pool.back().reserve_zeroed(blocks.y * sizeof(unsigned), stream));
       a.threads_per_row =
           static_cast<int>(std::min<std::uint64_t>(256, std::bit_ceil(static_cast<std::uint64_t>(a.chunks))));
       launch_partials(objects, a, columns, vectorized, blocks, threads, stream);
       check_launch(name(k), node_names);
-      const int per_block = 256 / a.threads_per_row;
-      launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), stream);
-      check_launch("reduction finish", node_names);
+      // Columns: a second kernel merges the chunks. (Merging in the column kernel's last
+      // blocks, as split rows do, measured slower for many columns: one block per column
+      // block merges what a whole grid merges here.)
+      if (columns) {
+        const int per_block = 256 / a.threads_per_row;
+        launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), stream);
+        check_launch("reduction finish", node_names);
+      }
     }
   }
 
@@ -720,11 +736,12 @@ struct executor<cuda_target> {
     detail::run_program(
         prog, device::cuda, target.fuse,
         [&](detail::call_state<P>& call) {
-          cuda_detail::device_pool::lease buffers = pool.acquire(target.stream, call.plan.statement.size() + 1);
+          // A buffer per lowered node, then partial states and split rows' arrival counters.
+          cuda_detail::device_pool::lease buffers = pool.acquire(target.stream, call.plan.statement.size() + 2);
           const cuda_detail::node_objects<D> objects(prog);
           cuda_detail::launcher<P> launcher{call,          objects,
                                             target.stream, buffers.buffers(),
-                                            names,         cuda_detail::multiprocessors()};  // buffers: + a workspace
+                                            names,         cuda_detail::multiprocessors()};
           for (const auto& g : call.plan.groups) cuda_detail::run_group(launcher, g, target.fuse);
         },
         bindings...);

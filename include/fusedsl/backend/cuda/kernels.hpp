@@ -21,8 +21,8 @@
 ///   (16-byte loads when contiguous and aligned) and rows, partial states
 ///   per chunk of rows (chunks enough to fill the device), merged in a
 ///   fixed order.
-/// - `split_kernel` (split.hpp) + `finish_kernel`: few long rows cut into
-///   chunks.
+/// - `split_kernel` (split.hpp): few long rows cut into chunks, merged in
+///   the same launch by each row's last block to finish.
 ///
 /// What they share: the launch arguments (group_args.hpp), gathering and
 /// storing operands (gather.hpp) and merging states (merges.hpp).

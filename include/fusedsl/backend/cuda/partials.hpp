@@ -2,9 +2,10 @@
 /// The two-stage reductions' shared parts (column and split groups): the
 /// first stage adds a reduction's operand over strided reduced positions
 /// (`accumulate`) into partial states per kept element and chunk
-/// (`partial`); the second, `finish_kernel`, merges each kept element's
-/// partial states in chunk order, finishes and stores. Its own header
-/// because columns.hpp and split.hpp share it.
+/// (`partial`), merged in chunk order, finished and stored (`finish_nodes`)
+/// by a split row's last block to arrive (`last_to_arrive`), or by
+/// `finish_kernel` for columns. Its own header because columns.hpp and
+/// split.hpp share it.
 #pragma once
 #include <cstdint>  // std::int64_t
 
@@ -64,42 +65,76 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE state_t<P, J>& partial(const group_args<P>& a
   return reinterpret_cast<state_t<P, J>*>(a.workspace + a.work_offset[J])[k * a.chunks + c];
 }
 
+/// Threads per kept element when `threads` threads merge the partial states
+/// of `elements` kept elements: a power of two, as many as one pass over the
+/// elements allows and the chunks can use.
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE int merge_threads(int threads, std::int64_t elements, std::int64_t chunks) {
+  int t = 1;
+  while (2 * t * elements <= threads && t < chunks) t *= 2;
+  return t;
+}
+
+/// Merges the partial states of kept elements [first, last) of every
+/// reduction of the group in chunk order (`merge_threads` threads per
+/// element, each over every so many chunks, then a tree), finishes and
+/// stores them. Every thread of the block calls it.
 template <class P, int J>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                     unsigned char* shared, int& turn) {
+                                                     unsigned char* shared, int& turn, std::int64_t first,
+                                                     std::int64_t last) {
   if constexpr (J < node_count<P>) {
     if constexpr (is_reduction_at<P, J>) {
       if (a.active >> J & 1u) {
-        const int tpr = a.threads_per_row;
-        const int lane = static_cast<int>(threadIdx.x) % tpr;
-        const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / tpr) + threadIdx.x / tpr;
-        const bool valid = k < a.space.outer;
+        const int threads = static_cast<int>(blockDim.x), thread = static_cast<int>(threadIdx.x);
+        const int tpr = merge_threads(threads, last - first, a.chunks), lane = thread & (tpr - 1);
         const auto& op = get<J>(nodes).op;
-        state_t<P, J> state{};
-        if (valid)
-          for (std::int64_t c = lane; c < a.chunks; c += tpr) merge_states(op, state, partial<P, J>(a, k, c));
-        state =
-            merge_row(op, state, tpr, shared, merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>), turn);
-        if (valid && lane == 0) {
-          const auto result = op.finish(state, a.space.inner);
-          const decltype(result) values[1] = {result};
-          store<P, J, 1>(a, position<std::int64_t>{k, 0}, values);
+        for (std::int64_t base = first; base < last; base += threads / tpr) {
+          const std::int64_t k = base + thread / tpr;
+          const bool valid = k < last;
+          state_t<P, J> state{};
+          if (valid)
+            for (std::int64_t c = lane; c < a.chunks; c += tpr) merge_states(op, state, partial<P, J>(a, k, c));
+          state = merge_row(op, state, tpr, shared, merge_area_bytes(threads, largest_state<P>), turn);
+          if (valid && lane == 0) {
+            const auto result = op.finish(state, a.space.inner);
+            const decltype(result) values[1] = {result};
+            store<P, J, 1>(a, position<std::int64_t>{k, 0}, values);
+          }
         }
       }
     }
-    finish_nodes<P, J + 1>(nodes, a, shared, turn);
+    finish_nodes<P, J + 1>(nodes, a, shared, turn, first, last);
   }
 }
 
-/// Second stage of column and split groups: merges each kept element's
-/// partial states in chunk order (`threads_per_row` threads each, a tree),
-/// finishes and stores.
+/// Counts the block in at `counter`, after it stored its partial states,
+/// and returns true in the last of `blocks` blocks to arrive, which then
+/// sees every other block's partial states; that block resets the counter
+/// for the next launch (fences as in CUDA's threadFenceReduction sample).
+/// Every thread of the block calls it.
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool last_to_arrive(unsigned* counter, unsigned blocks) {
+  __shared__ bool last;
+  __threadfence();  // this thread's partial states are visible to the device before the block arrives
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(counter, 1u) == blocks - 1;
+    if (last) *counter = 0;  // every block has arrived: ready for the next launch
+  }
+  __syncthreads();
+  if (last) __threadfence();  // the others' partial states are read after their arrivals were seen
+  return last;
+}
+
+/// Second stage of column groups: block b merges kept
+/// elements from b * (256 / threads_per_row), finishes and stores them.
 template <class P>
 __global__ void __launch_bounds__(256)
     finish_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   int turn = 0;
-  finish_nodes<P, 0>(nodes, a, shared, turn);
+  const std::int64_t per_block = blockDim.x / a.threads_per_row, first = blockIdx.x * per_block;
+  finish_nodes<P, 0>(nodes, a, shared, turn, first,
+                     first + per_block < a.space.outer ? first + per_block : a.space.outer);
 }
 
 }  // namespace fusedsl::cuda_detail

@@ -1,0 +1,108 @@
+// Launches per fused group: a program run captured into a CUDA graph holds one kernel per
+// group of fx::kernel_count(prog) for every kernel class (pointwise, rows, short rows, split
+// rows), and two for a column reduction (its finishing kernel); the graph, replayed, computes what the CPU backend
+// does. So a run is capturable (after a first run on the stream has sized the program's buffers for that stream) and
+// costs the host nothing per replay. Not yet one launch: groups with pointwise nodes over few long rows (softmax of 4 x
+// 2^20) run node by node (docs/backends.md).
+#include <cstdint>  // std::int64_t
+#include <vector>   // std::vector
+
+#include <cuda_runtime_api.h>  // cudaStreamBeginCapture, cudaGraph*
+
+#include <doctest/doctest.h>
+
+#include <fusedsl/fusedsl.hpp>
+#include <support/compare.hpp>  // mismatch, default_tolerance
+#include <support/random.hpp>   // random_tensor
+
+namespace {
+
+namespace fx = fusedsl;
+using fx::device;
+using fx::tensor;
+
+constexpr fx::in<"x", float, 2> x;
+constexpr fx::out<"y", float, 2> y;
+constexpr fx::out<"c", float, 1> c;
+
+/// A stream and a graph captured from it, destroyed with their owner.
+struct capture {
+  cudaStream_t stream = nullptr;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  capture() { REQUIRE(cudaStreamCreate(&stream) == cudaSuccess); }
+  ~capture() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+  }
+  /// Captures `run(stream)` and returns the number of kernel nodes in the graph.
+  template <class Run>
+  int kernels_of(Run run) {
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+    run(stream);
+    REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+    std::size_t count = 0;
+    REQUIRE(cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess);
+    std::vector<cudaGraphNode_t> nodes(count);
+    REQUIRE(cudaGraphGetNodes(graph, nodes.data(), &count) == cudaSuccess);
+    int kernels = 0;
+    for (cudaGraphNode_t n : nodes) {
+      cudaGraphNodeType type{};
+      REQUIRE(cudaGraphNodeGetType(n, &type) == cudaSuccess);
+      kernels += type == cudaGraphNodeTypeKernel;
+    }
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    return kernels;
+  }
+  /// Replays the graph and waits for it.
+  void replay() {
+    REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  }
+};
+
+/// Runs `prog` (output `y` of x's shape, or `c` of its columns) once to size its
+/// buffers, captures a second run on the same stream, and checks the plan's groups,
+/// the graph's kernels and its results.
+template <class Prog, class Out>
+void check_launches(const Prog& prog, const Out& out, fx::shape sizes, fx::shape out_sizes, int groups, int launches) {
+  // Positive values: sums without cancellation, so that the tolerance of a few roundings holds.
+  const tensor<float> host = fx::testing::random_tensor<float>(sizes, 7, 0.5, 1.5);
+  const tensor<float> in = host.to(device::cuda);
+  tensor<float> result(out_sizes, device::cuda), expected(out_sizes);
+  prog.run(fx::cpu, x(host), out(expected));
+  capture g;
+  prog.run(fx::cuda(g.stream), x(in), out(result));  // sizes the buffers of runs on this stream
+  REQUIRE(cudaStreamSynchronize(g.stream) == cudaSuccess);
+  REQUIRE(cudaMemset(result.data(), 0, static_cast<std::size_t>(result.numel()) * sizeof(float)) == cudaSuccess);
+  CHECK(g.kernels_of([&](cudaStream_t s) { prog.run(fx::cuda(s), x(in), out(result)); }) == launches);
+  CHECK(fx::kernel_count(prog) == groups);
+  g.replay();
+  g.replay();  // the arrival counters are back to zero after each run
+  CHECK(fx::testing::mismatch(result.to(device::cpu).view(), expected.view(),
+                              fx::testing::default_tolerance<float>(8)) == "");
+}
+
+constexpr fx::program pointwise{y = fx::exp(x) * 2.0f};
+constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
+                                  fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
+constexpr fx::program column_sum{c = fx::sum(x, fx::axis<0>)};
+constexpr fx::program row_sum{c = fx::sum(x, fx::axis<1>, fx::drop_axes)};
+constexpr fx::program centered{y = x - fx::mean(x, fx::axis<0>)};
+
+}  // namespace
+
+TEST_CASE("launches: a captured run has a kernel per group, two for a column group") {
+  SUBCASE("pointwise") { check_launches(pointwise, y, {1000, 300}, {1000, 300}, 1, 1); }
+  SUBCASE("rows") { check_launches(softmax, y, {2048, 1000}, {2048, 1000}, 1, 1); }
+  SUBCASE("short rows") { check_launches(softmax, y, {50000, 10}, {50000, 10}, 1, 1); }
+  SUBCASE("split rows") { check_launches(row_sum, c, {3, 1 << 20}, {3}, 1, 1); }
+  SUBCASE("columns, one chunk of rows") { check_launches(column_sum, c, {16, 65536}, {65536}, 1, 2); }
+  SUBCASE("columns, 16-byte vectors") { check_launches(column_sum, c, {3000, 512}, {512}, 1, 2); }
+  SUBCASE("columns, one column per thread") { check_launches(column_sum, c, {3000, 3}, {3}, 1, 2); }
+  SUBCASE("columns, many chunks per column") { check_launches(column_sum, c, {1 << 20, 4}, {4}, 1, 2); }
+  SUBCASE("two groups: column mean, then the centering") {
+    check_launches(centered, y, {4000, 700}, {4000, 700}, 2, 3);
+  }
+}
