@@ -99,6 +99,38 @@ void pointwise_case() {
   }
 }
 
+/// The rounding functions and sign, and for integers the bitwise operators and shifts
+/// (counts in and out of range, negative), fused into one pointwise kernel and into a row
+/// reduction, against the oracle.
+template <class T>
+void bitwise_and_rounding_case() {
+  constexpr fx::in<"a", T, 2> a;
+  constexpr fx::in<"b", T, 2> b;
+  constexpr fx::out<"y", T, 2> y;
+  constexpr fx::out<"r", T, 2> r;
+  const shape s{1023, 33};
+  const auto ha = input<T>(s, 7), hb = input<T>(s, 8);
+  const auto da = ha.to(device::cuda), db = hb.to(device::cuda);
+  const auto run = [&](const auto& prog, const std::string& what) {
+    tensor<T> expected(s), expected_rows({s[0], 1});
+    fx::run_reference(prog, a(ha), b(hb), y(expected), r(expected_rows));
+    tensor<T> out = poisoned<T>(s), rows = poisoned<T>({s[0], 1});
+    prog.run(fx::cuda(), a(da), b(db), y(out), r(rows));
+    check(out, expected, fx::testing::default_tolerance<T>(4), what);
+    check(rows, expected_rows, fx::testing::default_tolerance<T>(4), what + ", row max");
+  };
+  if constexpr (std::is_integral_v<T>) {
+    constexpr fx::program prog{y = ((a & b) | (~a ^ 5)) + (a << (b >> 3)) - (a >> b) + fx::sign(b),
+                               r = fx::max(a << b, fx::axis<1>)};
+    run(prog, "bitwise and shifts");
+  } else {
+    // Powers of two: the products are exact, so no rounding boundary moves between f32 and the oracle's f64.
+    constexpr fx::program prog{y = fx::floor(a * 4) + fx::ceil(b) - fx::round(a * 8) + fx::trunc(b * 2) * fx::sign(a),
+                               r = fx::max(fx::round(a * 16), fx::axis<1>)};
+    run(prog, "rounding and sign");
+  }
+}
+
 /// The sum's element type of T (integers sum in i64).
 template <class T>
 using sum_t = fx::element_t<fx::ops::sum::result_dtype(fx::dtype_of<T>)>;

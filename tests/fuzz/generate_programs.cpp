@@ -60,11 +60,12 @@ struct expr {
       case kind::unary:
         if (name == "exp" || name == "expm1") return "fx::" + name + "(fx::tanh(" + args[0].cpp() + "))";
         if (name == "sqrt" || name == "log1p") return "fx::" + name + "(fx::abs(" + args[0].cpp() + "))";
-        if (name == "-") return "-(" + args[0].cpp() + ")";
+        if (name == "-" || name == "~") return name + "(" + args[0].cpp() + ")";
         return "fx::" + name + "(" + args[0].cpp() + ")";
       case kind::binary:
         if (name == "/") return "(" + args[0].cpp() + " / (fx::abs(" + args[1].cpp() + ") + 1))";
-        if (name == "+" || name == "-" || name == "*")
+        if (name == "+" || name == "-" || name == "*" || name == "&" || name == "|" || name == "^" || name == "<<" ||
+            name == ">>")
           return "(" + args[0].cpp() + " " + name + " " + args[1].cpp() + ")";
         return "fx::" + name + "(" + args[0].cpp() + ", " + args[1].cpp() + ")";
       case kind::reduce: return "fx::" + name + "(" + args[0].cpp() + ", fx::axis<" + std::to_string(axis) + ">)";
@@ -190,15 +191,15 @@ class generator {
     if (roll < 30) {
       static const char* fu[] = {"-",   "abs", "relu", "exp",   "expm1", "tanh", "sigmoid",
                                  "sin", "cos", "sqrt", "log1p", "erf",   "gelu", "silu"};
-      static const char* iu[] = {"-", "abs", "relu"};
-      std::string op = is_float(p_.type) ? fu[pick(14)] : iu[pick(3)];
+      static const char* iu[] = {"-", "abs", "relu", "~", "sign", "floor"};
+      std::string op = is_float(p_.type) ? fu[pick(14)] : iu[pick(6)];
       expr a = make(depth - 1, need_full);
       return expr{expr::kind::unary, op, "", 0, a.full, {a}};
     }
     if (roll < 85 || p_.shape.empty()) {
       static const char* fb[] = {"+", "-", "*", "/", "maximum", "minimum"};
-      static const char* ib[] = {"+", "-", "*", "maximum", "minimum"};
-      std::string op = is_float(p_.type) ? fb[pick(6)] : ib[pick(5)];
+      static const char* ib[] = {"+", "-", "*", "maximum", "minimum", "&", "|", "^", "<<", ">>"};
+      std::string op = is_float(p_.type) ? fb[pick(6)] : ib[pick(10)];
       bool left_full = need_full && chance(50);
       expr a = make(depth - 1, left_full), b = make(depth - 1, need_full && !left_full);
       return expr{expr::kind::binary, op, "", 0, a.full || b.full, {a, b}};

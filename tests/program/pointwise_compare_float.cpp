@@ -71,3 +71,35 @@ TEST_CASE("x != x and x == x on one operand are expressions, so where(x != x, 0,
     CHECK(tm(k) == (k % 2 == 0));
   }
 }
+
+TEST_CASE_TEMPLATE("floor, ceil, trunc, round (halves to even) and sign match torch's results", T, double, float,
+                   fx::half) {
+  constexpr fx::in<"x", T, 1> x;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const auto tx = make_tensor<T>({10}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.75, 3.25, inf, -inf, nan});
+  constexpr fx::out<"f", T, 1> f;
+  constexpr fx::out<"c", T, 1> c;
+  constexpr fx::out<"t", T, 1> t;
+  constexpr fx::out<"r", T, 1> r;
+  constexpr fx::out<"s", T, 1> s;
+  constexpr fx::program prog{f = fx::floor(x), c = fx::ceil(x), t = fx::trunc(x), r = fx::round(x), s = fx::sign(x)};
+  fx::tensor<T> tf({10}), tc({10}), tt({10}), tr({10}), ts({10});
+  prog.run(fx::cpu, x(tx), f(tf), c(tc), t(tt), r(tr), s(ts));
+  // torch.floor, torch.ceil, torch.trunc, torch.round, torch.sign of the same values.
+  const double floors[] = {0, 1, 2, -1, -2, -3, 3, inf, -inf}, ceils[] = {1, 2, 3, -0.0, -1, -2, 4, inf, -inf};
+  const double truncs[] = {0, 1, 2, -0.0, -1, -2, 3, inf, -inf}, rounds[] = {0, 2, 2, -0.0, -2, -3, 3, inf, -inf};
+  const double signs[] = {1, 1, 1, -1, -1, -1, 1, 1, -1};
+  for (int i = 0; i < 9; ++i) {
+    CHECK(static_cast<double>(tf(i)) == floors[i]);
+    CHECK(static_cast<double>(tc(i)) == ceils[i]);
+    CHECK(static_cast<double>(tt(i)) == truncs[i]);
+    CHECK(static_cast<double>(tr(i)) == rounds[i]);
+    CHECK(static_cast<double>(ts(i)) == signs[i]);
+  }
+  CHECK(std::signbit(static_cast<double>(tr(3))));  // round(-0.5) is -0
+  for (const auto* v : {&tf, &tc, &tt, &tr}) CHECK(std::isnan(static_cast<double>((*v)(9))));
+  CHECK(static_cast<double>(ts(9)) == 0.0);  // sign(NaN) is 0, as torch
+  const auto random = fx::testing::random_tensor<T>({257}, 11, -40.0, 40.0);
+  check_each(std::make_tuple(fx::floor(x * 0.5), fx::ceil(x) - x, fx::trunc(x), fx::round(x), fx::sign(x - 1)), {257},
+             {1, 1, 1, 1, 1}, x(random));
+}

@@ -252,6 +252,52 @@ FUSEDSL_MATH_FN T silu(T a) {
   else return a / (T(1) + std::exp(-a));
 }
 
+/// How `to_integral` rounds.
+enum class rounding { floor, ceil, trunc, half_even };
+/// `a` rounded to an integral value: floating types as std::floor,
+/// std::ceil, std::trunc or std::nearbyint (halves to even, as torch.round,
+/// in the default rounding mode); integers and bool are integral already.
+template <rounding R, class T>
+FUSEDSL_HOST_DEVICE T to_integral(T a) {
+  if constexpr (!std::is_floating_point_v<T>) return a;
+  else if constexpr (R == rounding::floor) return std::floor(a);
+  else if constexpr (R == rounding::ceil) return std::ceil(a);
+  else if constexpr (R == rounding::trunc) return std::trunc(a);
+  else return std::nearbyint(a);
+}
+/// -1, 0 or 1 by the sign of `a`; 0 for NaN and for -0, as torch.sign.
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr T sign(T a) {
+  if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<int>(T(0) < a) - static_cast<int>(a < T(0)));
+  else return static_cast<T>(a != T(0));
+}
+/// ~a for integers, !a for bool (as torch's ~ on bool tensors).
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr T bitwise_not(T a) {
+  if constexpr (std::is_same_v<T, bool>) return !a;
+  else return static_cast<T>(~a);
+}
+/// a << b as torch computes it: 0 when b is negative or at least the width
+/// of T; the bits shifted out are lost (no undefined behaviour).
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr T shift_left(T a, T b) {
+  constexpr T width = static_cast<T>(8 * sizeof(T));
+  bool out = b >= width;
+  if constexpr (std::is_signed_v<T>) out = out || b < T(0);
+  using U = std::make_unsigned_t<T>;
+  return out ? T(0) : static_cast<T>(static_cast<U>(static_cast<U>(a) << static_cast<int>(out ? T(0) : b)));
+}
+/// a >> b as torch computes it: arithmetic for signed types; when b is
+/// negative or at least the width of T, the sign fill (-1 or 0).
+template <class T>
+FUSEDSL_HOST_DEVICE constexpr T shift_right(T a, T b) {
+  constexpr T width = static_cast<T>(8 * sizeof(T));
+  bool out = b >= width;
+  T fill = T(0);
+  if constexpr (std::is_signed_v<T>) out = out || b < T(0), fill = a < T(0) ? T(-1) : T(0);
+  return out ? fill : static_cast<T>(a >> static_cast<int>(out ? T(0) : b));
+}
+
 #undef FUSEDSL_MATH_FN
 
 }  // namespace fusedsl::math

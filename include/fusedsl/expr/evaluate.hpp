@@ -11,7 +11,7 @@
 
 #include <fusedsl/core/config.hpp>    // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/hana.hpp>      // hana::at_c, hana::take_front_c
-#include <fusedsl/core/numerics.hpp>  // compute_t
+#include <fusedsl/core/numerics.hpp>  // compute_t, element_t
 #include <fusedsl/expr/traverse.hpp>  // leaf_slots, is_inlined
 
 namespace fusedsl {
@@ -44,9 +44,14 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(co
   } else if constexpr (detail::reader_holds<Reader, E, First>::value) {
     return static_cast<result>(reader.template held<E, First>(e));
   } else if constexpr (is_inlined<E>) {
+    // Integer results wrap to their dtype at every op, as in torch, also where the
+    // computation is wider (the oracle's int64): a shift or a maximum of an overflowed
+    // value then sees what the kernels see.
+    using stored = std::conditional_t<std::is_integral_v<element_t<E::value_dtype>>, element_t<E::value_dtype>, result>;
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return static_cast<result>(E::op::apply(static_cast<compute_t<N, E::template operand_dtype<I>>>(
-          evaluate<N, detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), reader))...));
+      return static_cast<result>(
+          static_cast<stored>(E::op::apply(static_cast<compute_t<N, E::template operand_dtype<I>>>(
+              evaluate<N, detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), reader))...)));
     }
     (std::make_index_sequence<E::op::arity>{});
   } else {

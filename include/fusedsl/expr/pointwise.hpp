@@ -63,6 +63,30 @@ FUSEDSL_BINARY_OPERATOR(&&, logical_and)
 FUSEDSL_BINARY_OPERATOR(||, logical_or)
 #undef FUSEDSL_BINARY_OPERATOR
 
+namespace detail {
+/// Bitwise operators take integers and bool (shifts: integers), as torch's.
+template <class E, bool Shift>
+constexpr E bitwise_checked(E e) {
+  static_assert(!is_floating_point(E::value_dtype),
+                "fusedsl: bitwise operators and shifts need integer or bool operands (convert with fx::cast first)");
+  static_assert(!Shift || E::value_dtype != dtype::boolean, "fusedsl: shifts need integer operands, not bool");
+  return e;
+}
+}  // namespace detail
+
+#define FUSEDSL_BITWISE_OPERATOR(SYMBOL, OP, SHIFT)                                                                \
+  template <class A, class B>                                                                                      \
+  requires detail::operator_operands<A, B>                                                                         \
+  constexpr auto operator SYMBOL(const A& a, const B& b) {                                                         \
+    return detail::bitwise_checked<decltype(make_pointwise<ops::OP>(a, b)), SHIFT>(make_pointwise<ops::OP>(a, b)); \
+  }
+FUSEDSL_BITWISE_OPERATOR(&, bitwise_and, false)
+FUSEDSL_BITWISE_OPERATOR(|, bitwise_or, false)
+FUSEDSL_BITWISE_OPERATOR(^, bitwise_xor, false)
+FUSEDSL_BITWISE_OPERATOR(<<, shift_left, true)
+FUSEDSL_BITWISE_OPERATOR(>>, shift_right, true)
+#undef FUSEDSL_BITWISE_OPERATOR
+
 /// -x
 template <class A>
 requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr auto operator-(const A& a) {
@@ -72,6 +96,12 @@ requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr 
 template <class A>
 requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr auto operator!(const A& a) {
   return make_pointwise<ops::logical_not>(a);
+}
+/// ~x (bitwise not of integers; logical not of bool, as torch)
+template <class A>
+requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr auto operator~(const A& a) {
+  return detail::bitwise_checked<decltype(make_pointwise<ops::bitwise_not>(a)), false>(
+      make_pointwise<ops::bitwise_not>(a));
 }
 
 #define FUSEDSL_UNARY_FUNCTION(NAME)                        \
@@ -96,6 +126,11 @@ FUSEDSL_UNARY_FUNCTION(erf)
 FUSEDSL_UNARY_FUNCTION(silu)
 FUSEDSL_UNARY_FUNCTION(gelu)
 FUSEDSL_UNARY_FUNCTION(realize)
+FUSEDSL_UNARY_FUNCTION(floor)
+FUSEDSL_UNARY_FUNCTION(ceil)
+FUSEDSL_UNARY_FUNCTION(trunc)
+FUSEDSL_UNARY_FUNCTION(round)
+FUSEDSL_UNARY_FUNCTION(sign)
 #undef FUSEDSL_UNARY_FUNCTION
 
 /// Tag selecting gelu's tanh approximation: `gelu(x, fx::tanh_approximation)`.

@@ -15,15 +15,19 @@ namespace fusedsl {
 namespace detail {
 /// C++ precedence of an infix operator symbol (higher binds tighter).
 constexpr int precedence(std::string_view symbol) {
-  if (symbol == "*" || symbol == "/") return 6;
-  if (symbol == "+" || symbol == "-") return 5;
-  if (symbol == "<" || symbol == "<=" || symbol == ">" || symbol == ">=") return 4;
-  if (symbol == "==" || symbol == "!=") return 3;
+  if (symbol == "*" || symbol == "/") return 10;
+  if (symbol == "+" || symbol == "-") return 9;
+  if (symbol == "<<" || symbol == ">>") return 8;
+  if (symbol == "<" || symbol == "<=" || symbol == ">" || symbol == ">=") return 7;
+  if (symbol == "==" || symbol == "!=") return 6;
+  if (symbol == "&") return 5;
+  if (symbol == "^") return 4;
+  if (symbol == "|") return 3;
   if (symbol == "&&") return 2;
   return 1;  // ||
 }
 /// Operands of prefix operators and function calls, and leaves.
-inline constexpr int atom_precedence = 7;
+inline constexpr int atom_precedence = 11;
 
 /// Text of an expression and the precedence of its outermost operator.
 struct printed {
@@ -63,9 +67,10 @@ printed print(const E& e) {
       return {print(hana::at_c<0>(e.args)).at_least(p) + " " + Op::symbol + " " +
                   print(hana::at_c<1>(e.args)).at_least(p + 1),
               p};
-    } else if constexpr (std::is_same_v<Op, ops::neg> || std::is_same_v<Op, ops::logical_not>) {
-      return {(std::is_same_v<Op, ops::neg> ? "-" : "!") + print(hana::at_c<0>(e.args)).at_least(atom_precedence),
-              atom_precedence};
+    } else if constexpr (std::is_same_v<Op, ops::neg> || std::is_same_v<Op, ops::logical_not> ||
+                         std::is_same_v<Op, ops::bitwise_not>) {
+      const char* prefix = std::is_same_v<Op, ops::neg> ? "-" : std::is_same_v<Op, ops::logical_not> ? "!" : "~";
+      return {prefix + print(hana::at_c<0>(e.args)).at_least(atom_precedence), atom_precedence};
     } else {
       std::string operands;
       hana::for_each(e.args, [&](const auto& a) { operands += (operands.empty() ? "" : ", ") + print(a).text; });
