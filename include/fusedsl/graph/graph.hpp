@@ -163,16 +163,35 @@ class graph {
   constexpr bool is_ancestor(int a, int b) const {
     if (a >= b) return false;
     std::vector<char> seen(static_cast<std::size_t>(b + 1), 0);
-    std::vector<int> stack(nodes_[static_cast<std::size_t>(b)].preds);
+    std::vector<int> stack{b};
     while (!stack.empty()) {
       int v = stack.back();
       stack.pop_back();
-      if (v == a) return true;
-      if (v < a || seen[static_cast<std::size_t>(v)]) continue;
+      if (v <= a) {
+        if (v == a) return true;
+        continue;
+      }
+      if (v - a <= ancestor_window()) {
+        if (near_ancestor(a, v)) return true;
+        continue;
+      }
+      if (seen[static_cast<std::size_t>(v)]) continue;
       seen[static_cast<std::size_t>(v)] = 1;
       for (int p : nodes_[static_cast<std::size_t>(v)].preds) stack.push_back(p);
     }
     return false;
+  }
+  /// How far back near_ancestor() sees: the ancestors of a node among the nodes at most
+  /// this many positions before it are kept as bits, so that the scheduler's many
+  /// dependency checks between nearby nodes (and walks that reach nearby nodes) do not
+  /// walk the graph.
+  constexpr int ancestor_window() const { return 64 * ancestor_words_; }
+  /// True when a is an ancestor of b, for b - ancestor_window() <= a < b.
+  constexpr bool near_ancestor(int a, int b) const {
+    const int d = b - a - 1;
+    const auto word =
+        static_cast<std::size_t>(b) * static_cast<std::size_t>(ancestor_words_) + static_cast<std::size_t>(d / 64);
+    return (ancestor_bits_[word] >> (d % 64) & 1) != 0;
   }
   /// All ancestors of node `n`, ascending.
   constexpr std::vector<int> ancestors(int n) const {
@@ -228,6 +247,9 @@ class graph {
   detail::interner<dep, detail::dep_hash> deps_;
   std::vector<buffer_info> buffers_;
   std::vector<foreach_info> foreach_groups_;
+  // Per node, ancestor_words_ words: bit d - 1 is set when the node d positions before is an ancestor.
+  std::vector<std::uint64_t> ancestor_bits_;
+  int ancestor_words_ = 0;
   bool finalized_ = false;
 };
 
@@ -503,6 +525,21 @@ constexpr void graph::finalize() {
     std::sort(nd.preds.begin(), nd.preds.end());
   }
   for (auto& nd : detail::elements(nodes_)) std::sort(nd.users.begin(), nd.users.end());
+  // Ancestors within the window: each predecessor, and its own window shifted by its distance.
+  const std::size_t words = std::min<std::size_t>(8, (nodes_.size() + 63) / 64);
+  ancestor_words_ = static_cast<int>(words);
+  ancestor_bits_.assign(nodes_.size() * words, 0);
+  for (std::size_t v = 0; v < nodes_.size(); ++v) {
+    std::uint64_t* out = ancestor_bits_.data() + v * words;
+    for (int p : detail::elements(nodes_[v].preds)) {
+      const std::size_t s = v - static_cast<std::size_t>(p), q = s / 64, r = s % 64;
+      if (s > 64 * words) continue;
+      out[(s - 1) / 64] |= std::uint64_t{1} << ((s - 1) % 64);
+      const std::uint64_t* in = ancestor_bits_.data() + static_cast<std::size_t>(p) * words;
+      for (std::size_t k = q; k < words; ++k)
+        out[k] |= in[k - q] << r | (r != 0 && k > q ? in[k - q - 1] >> (64 - r) : 0);
+    }
+  }
   for (const auto& o : detail::elements(output_names_)) {
     int b = buffer_names_.intern(o);
     grow_buffers();

@@ -154,29 +154,37 @@ struct inductor_policy {
       for (auto l : detail::elements(ranges)) pl *= l;
       extra = pg == pl * reduction_numel;
     }
-    std::vector<std::int64_t> remaining = groups;
+    // The groups still to fill, walked without a copy: a loop only ever divides the
+    // current group and the one after it, so those two are kept apart (1 past the end).
+    const std::size_t n = groups.size();
     std::size_t cur = 0;
+    std::int64_t here = n > 0 ? groups[0] : 1, next = n > 1 ? groups[1] : 1;
     const auto fits = [&](std::int64_t size) {
       if (size == 1) return true;
-      while (cur < remaining.size() && remaining[cur] == 1) ++cur;
-      if (cur >= remaining.size()) return false;
-      if (cur + 1 < remaining.size() && size > remaining[cur]) {
-        if (remaining[cur] == 0 || size % remaining[cur] != 0) return false;
-        std::int64_t size2 = size / remaining[cur];
-        remaining[cur] = 1;
-        if (remaining[cur + 1] % size2 != 0) return false;
-        remaining[cur + 1] /= size2;
+      while (cur < n && here == 1) {
+        ++cur;
+        here = next;
+        next = cur + 1 < n ? groups[cur + 1] : 1;
+      }
+      if (cur >= n) return false;
+      if (cur + 1 < n && size > here) {
+        if (here == 0 || size % here != 0) return false;
+        std::int64_t size2 = size / here;
+        here = 1;
+        if (next % size2 != 0) return false;
+        next /= size2;
       } else {
-        if (remaining[cur] % size != 0) return false;
-        remaining[cur] /= size;
+        if (here % size != 0) return false;
+        here /= size;
       }
       return true;
     };
     for (auto size : detail::elements(ranges))
       if (!fits(size)) return false;
     if (extra && !fits(reduction_numel)) return false;
-    for (auto r : detail::elements(remaining))
-      if (r != 1) return false;
+    if (here != 1 || next != 1) return false;
+    for (std::size_t k = cur + 2; k < n; ++k)
+      if (groups[k] != 1) return false;
     return true;
   }
 
@@ -253,6 +261,8 @@ struct inductor_policy {
     for (std::size_t i = 1; i < order.size(); ++i)
       for (std::size_t j = i; j > 0 && scores[order[j]] > scores[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
     for (std::size_t i : order) {
+      // 1-D scores 0, so it comes last: compatible or not, the answer is the fallback.
+      if (tilings[i] == fallback) return fallback;
       bool ok = true;
       for (int m : detail::elements(nodes)) {
         const sched_node& M = s.node(m);

@@ -23,18 +23,25 @@ constexpr bool scheduler<Policy>::depends_on(int x, int y) const {
   if (X.min_order >= Y.max_order) return false;
   int t = ++tmp_->visit;
   for (int m : detail::elements(X.members)) tmp_->node_mark[static_cast<std::size_t>(m)] = t;
+  // Walk back from y's members; a node whose ancestor window reaches all of x's members
+  // answers from the graph's bits instead of being walked further.
+  const int window = g_.ancestor_window();
   std::vector<int>& stack = tmp_->stack;
-  stack.clear();
-  for (int m : detail::elements(Y.members))
-    for (int p : detail::elements(g_.node(m).preds)) stack.push_back(p);
+  stack.assign(Y.members.begin(), Y.members.end());
   while (!stack.empty()) {
     int v = stack.back();
     stack.pop_back();
     if (tmp_->node_seen[static_cast<std::size_t>(v)] == t) continue;
     tmp_->node_seen[static_cast<std::size_t>(v)] = t;
-    if (tmp_->node_mark[static_cast<std::size_t>(v)] == t) return true;
-    if (v < X.min_order) continue;
-    for (int p : detail::elements(g_.node(v).preds)) stack.push_back(p);
+    if (v - X.min_order <= window) {
+      for (int m : detail::elements(X.members))
+        if (m < v && g_.near_ancestor(m, v)) return true;
+      continue;
+    }
+    for (int p : detail::elements(g_.node(v).preds)) {
+      if (tmp_->node_mark[static_cast<std::size_t>(p)] == t) return true;
+      if (p >= X.min_order) stack.push_back(p);
+    }
   }
   return false;
 }
