@@ -52,6 +52,7 @@ class policy_view {
   /// True when the fused node would read and write more than `limit` distinct buffers.
   constexpr bool too_many_io(int a, int b, int limit) const { return s_.too_many_io(a, b, limit); }
   /// A per-node cache: `compute()` once per scheduler node until its loops are reordered.
+  /// The reference stays valid until the scheduler makes a node (fuses two).
   template <class F>
   constexpr const std::vector<std::int64_t>& memo(int s, F compute) const {
     return s_.memo(s, compute);

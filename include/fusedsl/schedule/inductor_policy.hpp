@@ -100,10 +100,8 @@ struct inductor_policy {
       }
       if (A.template_kernel || B.template_kernel) return why_no_fuse::none;
       if (s.config().tiling_prevents_pointwise_fusion) {
-        // Equal groups here, so each side's tiling is its own (cached) tiling. t1 is a copy:
-        // the second lookup may grow the cache and move the first entry (use after free,
-        // found by the sanitizer run of the scheduler fuzzer with many rounds).
-        const std::vector<std::int64_t> t1 = own_tiling(s, a);
+        // Equal groups here, so each side's tiling is its own (cached) tiling.
+        const auto& t1 = own_tiling(s, a);
         const auto& t2 = own_tiling(s, b);
         if (t1.size() > 2 || t2.size() > 2) {
           std::vector<int> both = A.members;
@@ -196,18 +194,22 @@ struct inductor_policy {
                                                            std::int64_t numel, std::int64_t rnumel) {
     std::vector<std::int64_t> fallback{numel, rnumel};
     if (rnumel != 1) return fallback;  // reductions are not tiled (config.triton.tile_reductions)
-    std::vector<std::vector<std::int64_t>> tilings;
-    std::vector<std::int64_t> scores;
+    // The 2-D candidates {y, x, 1} with their summed scores, in first-seen order. The 1-D
+    // candidate {numel, 1} is Inductor's too, seen first with score 0 once a node has loops
+    // to split; it is not stored, being the fallback, and is tried where it would rank.
+    struct candidate {
+      std::int64_t y, x, score;
+    };
+    std::vector<candidate> tilings;
     std::vector<int> seen_names;
     bool seen_none = false;
-    auto add = [&](const std::vector<std::int64_t>& t, std::int64_t score) {
-      for (std::size_t i = 0; i < tilings.size(); ++i)
-        if (tilings[i] == t) {
-          scores[i] += score;
+    auto add = [&](std::int64_t y, std::int64_t x, std::int64_t score) {
+      for (candidate& c : tilings)
+        if (c.y == y && c.x == x) {
+          c.score += score;
           return;
         }
-      tilings.push_back(t);
-      scores.push_back(score);
+      tilings.push_back({y, x, score});
     };
     for (int m : detail::elements(nodes)) {
       const sched_node& M = s.node(m);
@@ -218,10 +220,7 @@ struct inductor_policy {
       // ranges[0, pw) are the pointwise loops; strides past an access's own variables are 0.
       std::int64_t total = 1;
       for (auto r : detail::elements(ranges)) total *= r;
-      if (!seen_none) {
-        seen_none = true;
-        add({numel, 1}, 0);
-      }
+      seen_none = true;
       for (const auto* list : {&M.reads, &M.writes})
         for (int d : detail::elements(*list)) {
           const dep& dd = s.get_dep(d);
@@ -252,25 +251,34 @@ struct inductor_policy {
           for (int n : detail::elements(seen_names)) seen = seen || n == dd.buffer;
           if (seen) continue;
           seen_names.push_back(dd.buffer);
-          add({g0, g1, 1}, score);
+          add(g0, g1, score);
         }
     }
     // Counter.most_common(): by score, ties in first-seen order.
     std::vector<std::size_t> order(tilings.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     for (std::size_t i = 1; i < order.size(); ++i)
-      for (std::size_t j = i; j > 0 && scores[order[j]] > scores[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
-    for (std::size_t i : order) {
-      // 1-D scores 0, so it comes last: compatible or not, the answer is the fallback.
-      if (tilings[i] == fallback) return fallback;
-      bool ok = true;
+      for (std::size_t j = i; j > 0 && tilings[order[j]].score > tilings[order[j - 1]].score; --j)
+        std::swap(order[j], order[j - 1]);
+    auto fits_all = [&](const std::vector<std::int64_t>& t) {
       for (int m : detail::elements(nodes)) {
         const sched_node& M = s.node(m);
         if (M.extern_kernel || M.nop || M.foreach) continue;
-        if (!is_compatible(tilings[i], s.ranges(m), s.pointwise_ranges(m), rnumel)) ok = false;
+        if (!is_compatible(t, s.ranges(m), s.pointwise_ranges(m), rnumel)) return false;
       }
-      if (ok) return tilings[i];
+      return true;
+    };
+    bool none_tried = !seen_none;
+    for (std::size_t i : order) {
+      // The 1-D candidate ranks before the other candidates scored 0 (it was seen first).
+      if (!none_tried && tilings[i].score <= 0) {
+        none_tried = true;
+        if (fits_all(fallback)) return fallback;
+      }
+      std::vector<std::int64_t> t{tilings[i].y, tilings[i].x, 1};
+      if (fits_all(t)) return t;
     }
+    // The 1-D candidate last, or none: compatible or not, the answer is the fallback.
     return fallback;
   }
 };

@@ -15,7 +15,8 @@ template <class Policy>
 template <class F>
 constexpr const std::vector<std::int64_t>& scheduler<Policy>::memo(int s, F compute) const {
   auto i = static_cast<std::size_t>(s);
-  if (tmp_->memo.size() <= i) {
+  // Sized for every node there is, so that a later lookup moves no entry before a node is made.
+  if (tmp_->memo.size() < sched_.size()) {
     tmp_->memo.resize(sched_.size());
     tmp_->memo_valid.resize(sched_.size(), 0);
   }
@@ -33,6 +34,16 @@ constexpr void scheduler<Policy>::refresh_group(int s) {
   S.writes.clear();
   S.reads.clear();
   S.unmet.clear();
+  // Room for every member's deps at once, rather than growing step by step.
+  std::size_t writes = 0, reads = 0, unmet = 0;
+  for (int m : detail::elements(members)) {
+    writes += node(m).writes.size();
+    reads += node(m).reads.size();
+    unmet += node(m).unmet.size();
+  }
+  S.writes.reserve(writes);
+  S.reads.reserve(reads);
+  S.unmet.reserve(unmet);
   int w = ++tmp_->stamp;
   for (int m : detail::elements(members))
     for (int d : detail::elements(node(m).writes))
@@ -65,6 +76,13 @@ constexpr int scheduler<Policy>::make_group(const std::vector<int>& parts) {
   sched_node f;
   f.min_order = node(parts.front()).min_order;
   f.max_order = node(parts.front()).max_order;
+  std::size_t members = 0, buffers = 0;
+  for (int p : detail::elements(parts)) {
+    members += node(p).members.size();
+    buffers += node(p).buffers.size();
+  }
+  f.members.reserve(members);
+  f.buffers.reserve(buffers);
   for (int p : detail::elements(parts)) {
     const sched_node& P = node(p);
     f.members.insert(f.members.end(), P.members.begin(), P.members.end());

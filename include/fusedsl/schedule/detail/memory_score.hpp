@@ -59,24 +59,18 @@ constexpr shared_memory scheduler<Policy>::score_fusion_memory(int a, int b) con
 
 template <class Policy>
 constexpr bool scheduler<Policy>::can_fusion_increase_peak_memory(int a, int b) const {
-  struct key {
-    int device;
-    element_type dtype;
-    std::int64_t elems;
-    constexpr bool operator==(const key&) const = default;
-  };
-  auto single_use = [&](const sched_node& s) {
-    std::vector<key> keys;
+  // The (device, dtype, elements) of the buffers that only `s` reads, once each.
+  auto single_use = [&](const sched_node& s, std::vector<peak_key>& keys) {
+    keys.clear();
     for (int r : detail::elements(s.reads)) {
       int buf = get_dep(r).buffer;
       const buffer_info& bi = g_.buffer(buf);
       if (bi.producer < 0) continue;
       if (bi.users.size() + (bi.output ? 1 : 0) != 1) continue;
       const graph_node& p = g_.node(bi.producer);
-      key k{p.device, bi.dtype, bi.bytes / bi.itemsize};
+      peak_key k{p.device, bi.dtype, bi.bytes / bi.itemsize};
       if (!detail::contains(keys, k)) keys.push_back(k);
     }
-    return keys;
   };
   auto has_single_use = [&](const sched_node& s) {
     for (int r : detail::elements(s.reads)) {
@@ -86,9 +80,11 @@ constexpr bool scheduler<Policy>::can_fusion_increase_peak_memory(int a, int b) 
     return false;
   };
   if (!has_single_use(node(a)) || !has_single_use(node(b))) return false;
-  std::vector<key> ka = single_use(node(a)), kb = single_use(node(b));
+  std::vector<peak_key>&ka = tmp_->keys_a, &kb = tmp_->keys_b;
+  single_use(node(a), ka);
+  single_use(node(b), kb);
   std::int64_t overhead = 0;
-  for (const key& k : detail::elements(ka))
+  for (const peak_key& k : detail::elements(ka))
     if (detail::contains(kb, k)) overhead += k.elems;
   if (overhead == 0) return false;
   shared_memory m = score_fusion_memory(a, b);

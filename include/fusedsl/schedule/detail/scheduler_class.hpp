@@ -11,7 +11,7 @@
 #include <vector>       // std::vector
 
 #include <fusedsl/graph/detail/intern.hpp>         // interner
-#include <fusedsl/graph/graph.hpp>                 // graph, dep, access
+#include <fusedsl/graph/graph.hpp>                 // graph, dep, access, element_type
 #include <fusedsl/schedule/config.hpp>             // fuse_config
 #include <fusedsl/schedule/detail/containers.hpp>  // suffix_min
 #include <fusedsl/schedule/fusion_policy.hpp>      // policy_view, fusion_policy, shared_memory
@@ -217,6 +217,13 @@ class scheduler {
   std::vector<access> extra_access_;
   detail::interner<dep, detail::dep_hash> extra_dep_ids_;
   detail::interner<access, detail::access_hash> extra_access_ids_;
+  // A buffer as the peak-memory guard compares them: by where and how large it is.
+  struct peak_key {
+    int device;
+    element_type dtype;
+    std::int64_t elems;
+    constexpr bool operator==(const peak_key&) const = default;
+  };
   // Scratch marks for the const queries. Held through a pointer rather than as
   // `mutable` members, which GCC 12 refuses to read in constant evaluation.
   struct scratch {
@@ -230,6 +237,7 @@ class scheduler {
     std::vector<std::pair<int, int>> uses;       // get_possible_fusions: (buffer, node)
     std::vector<int> count;                      // get_possible_fusions: per buffer
     std::vector<int> names, groups;              // can_fuse_vertical
+    std::vector<peak_key> keys_a, keys_b;        // can_fusion_increase_peak_memory
   };
   scratch* tmp_ = new scratch{};
 };
