@@ -96,13 +96,75 @@ template <class Policy>
 constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusions(bool reorder_round, round_log* log,
                                                                                    std::size_t& examined) {
   std::vector<std::pair<int, int>> found;
-  detail::pair_set seen;
-  auto check_all_pairs = [&](std::span<const int> list) {
-    const std::size_t window = static_cast<std::size_t>(cfg_.max_fusion_buffer_group_pairwise_attempts);
+  const int window = cfg_.max_fusion_buffer_group_pairwise_attempts;
+  // Buckets of nodes by every buffer they use, in order of first use. Built flat
+  // (uses in node order, then a stable counting sort) to avoid a vector per buffer.
+  auto& uses = tmp_->uses;    // (buffer, node) in traversal order
+  auto& count = tmp_->count;  // per buffer
+  uses.clear();
+  count.assign(static_cast<std::size_t>(g_.buffer_count()), 0);
+  std::vector<int> bucket_order, first_use(sched_.size() + 1, 0);
+  for (int s : detail::elements(alive_)) {
+    const sched_node& S = node(s);
+    first_use[static_cast<std::size_t>(s)] = static_cast<int>(uses.size());
+    if (S.unfusable()) continue;
+    int t = ++tmp_->stamp;
+    // used_buffer_names(): each member's reads then writes, in member order.
+    for (int m : detail::elements(S.members))
+      for (const auto* list : {&node(m).reads, &node(m).writes})
+        for (int d : detail::elements(*list)) {
+          int buf = get_dep(d).buffer;
+          if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
+          tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
+          if (count[static_cast<std::size_t>(buf)]++ == 0) bucket_order.push_back(buf);
+          uses.push_back({buf, s});
+        }
+  }
+  // A node's uses are uses[first_use[s], first_use[s] + its count); position[k] is where use k
+  // stands in its buffer's bucket, rank[b] the place of buffer b's bucket among the buckets.
+  std::vector<int> bucket_start(static_cast<std::size_t>(g_.buffer_count()) + 1, 0), filled(uses.size()),
+      position(uses.size()), rank(static_cast<std::size_t>(g_.buffer_count()), 0), use_count(sched_.size(), 0);
+  {
+    int at = 0;
+    for (std::size_t r = 0; r < bucket_order.size(); ++r) {
+      const auto buf = static_cast<std::size_t>(bucket_order[r]);
+      rank[buf] = static_cast<int>(r);
+      bucket_start[buf] = at;
+      at += count[buf];
+      count[buf] = bucket_start[buf];
+    }
+    for (std::size_t k = 0; k < uses.size(); ++k) {
+      const auto buf = static_cast<std::size_t>(uses[k].first);
+      position[k] = count[buf] - bucket_start[buf];
+      filled[static_cast<std::size_t>(count[buf]++)] = uses[k].second;
+      ++use_count[static_cast<std::size_t>(uses[k].second)];
+    }
+  }
+  // Inductor examines each pair once, where it first comes up: (n1, n2) of the bucket of
+  // rank `below` (or of a group list, after every bucket) came up before when an earlier
+  // bucket holds both within the window. Decided from the two nodes' few uses rather than
+  // a set of every pair, whose lookups miss the cache on large graphs.
+  auto came_up_before = [&](int n1, int n2, int below) {
+    const int b1 = first_use[static_cast<std::size_t>(n1)], b2 = first_use[static_cast<std::size_t>(n2)];
+    const int e1 = b1 + use_count[static_cast<std::size_t>(n1)], e2 = b2 + use_count[static_cast<std::size_t>(n2)];
+    for (int k1 = b1; k1 < e1; ++k1) {
+      const int buf = uses[static_cast<std::size_t>(k1)].first;
+      if (rank[static_cast<std::size_t>(buf)] >= below) continue;
+      for (int k2 = b2; k2 < e2; ++k2)
+        if (uses[static_cast<std::size_t>(k2)].first == buf) {
+          const int d = position[static_cast<std::size_t>(k2)] - position[static_cast<std::size_t>(k1)];
+          if (d > 0 && d <= window) return true;
+          break;
+        }
+    }
+    return false;
+  };
+  auto check_all_pairs = [&](std::span<const int> list, int below) {
+    const std::size_t w = static_cast<std::size_t>(window);
     for (std::size_t i = 0; i < list.size(); ++i)
-      for (std::size_t j = i + 1; j < list.size() && j <= i + window; ++j) {
+      for (std::size_t j = i + 1; j < list.size() && j <= i + w; ++j) {
         int n1 = list[i], n2 = list[j];
-        if (!seen.insert((static_cast<std::uint64_t>(n1) << 32) | static_cast<std::uint32_t>(n2))) continue;
+        if (came_up_before(n1, n2, below)) continue;
         ++examined;
         why_no_fuse r = can_fuse(n1, n2, reorder_round);
         if (r == why_no_fuse::none) {
@@ -119,43 +181,11 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
               {index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
       }
   };
-  // Buckets of nodes by every buffer they use, in order of first use. Built flat
-  // (uses in node order, then a stable counting sort) to avoid a vector per buffer.
-  auto& uses = tmp_->uses;    // (buffer, node) in traversal order
-  auto& count = tmp_->count;  // per buffer
-  uses.clear();
-  count.assign(static_cast<std::size_t>(g_.buffer_count()), 0);
-  std::vector<int> bucket_order;
-  for (int s : detail::elements(alive_)) {
-    const sched_node& S = node(s);
-    if (S.unfusable()) continue;
-    int t = ++tmp_->stamp;
-    // used_buffer_names(): each member's reads then writes, in member order.
-    for (int m : detail::elements(S.members))
-      for (const auto* list : {&node(m).reads, &node(m).writes})
-        for (int d : detail::elements(*list)) {
-          int buf = get_dep(d).buffer;
-          if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
-          tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
-          if (count[static_cast<std::size_t>(buf)]++ == 0) bucket_order.push_back(buf);
-          uses.push_back({buf, s});
-        }
-  }
-  std::vector<int> bucket_start(static_cast<std::size_t>(g_.buffer_count()) + 1, 0), filled(uses.size());
-  {
-    int at = 0;
-    for (int buf : detail::elements(bucket_order)) {
-      bucket_start[static_cast<std::size_t>(buf)] = at;
-      at += count[static_cast<std::size_t>(buf)];
-      count[static_cast<std::size_t>(buf)] = bucket_start[static_cast<std::size_t>(buf)];
-    }
-    for (const auto& u : detail::elements(uses))
-      filled[static_cast<std::size_t>(count[static_cast<std::size_t>(u.first)]++)] = u.second;
-  }
-  for (int buf : detail::elements(bucket_order)) {
-    std::size_t b = static_cast<std::size_t>(buf);
+  for (std::size_t r = 0; r < bucket_order.size(); ++r) {
+    const auto b = static_cast<std::size_t>(bucket_order[r]);
     // After the fill, count[b] is one past the bucket's last node.
-    check_all_pairs(std::span<const int>(filled.data() + bucket_start[b], filled.data() + count[b]));
+    check_all_pairs(std::span<const int>(filled.data() + bucket_start[b], filled.data() + count[b]),
+                    static_cast<int>(r));
   }
   if (cfg_.aggressive_fusion) {
     struct group_key {
@@ -177,7 +207,7 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
         lists[static_cast<std::size_t>(it - keys.begin())].push_back(s);
       }
     }
-    for (const auto& l : detail::elements(lists)) check_all_pairs(l);
+    for (const auto& l : detail::elements(lists)) check_all_pairs(l, static_cast<int>(bucket_order.size()));
   }
   // Keep only the pairs of the backend's best (lowest) priority.
   if (!found.empty()) {
