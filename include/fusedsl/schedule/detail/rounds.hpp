@@ -99,45 +99,49 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
   const int window = cfg_.max_fusion_buffer_group_pairwise_attempts;
   // Buckets of nodes by every buffer they use, in order of first use. Built flat
   // (uses in node order, then a stable counting sort) to avoid a vector per buffer.
-  auto& uses = tmp_->uses;    // (buffer, node) in traversal order
-  auto& count = tmp_->count;  // per buffer
+  auto& uses = tmp_->uses;            // in traversal order
+  auto& buckets = tmp_->buckets;      // per buffer
+  auto& order = tmp_->bucket_order;   // buffers by rank
+  auto& filled = tmp_->filled;        // the buckets' nodes, bucket after bucket
+  auto& node_uses = tmp_->node_uses;  // per scheduler node: its uses [first, last)
   uses.clear();
-  count.assign(static_cast<std::size_t>(g_.buffer_count()), 0);
-  std::vector<int> bucket_order, first_use(sched_.size() + 1, 0);
+  order.clear();
+  buckets.assign(static_cast<std::size_t>(g_.buffer_count()), {});
+  node_uses.assign(sched_.size(), {0, 0});
   for (int s : detail::elements(alive_)) {
     const sched_node& S = node(s);
-    first_use[static_cast<std::size_t>(s)] = static_cast<int>(uses.size());
-    if (S.unfusable()) continue;
-    int t = ++tmp_->stamp;
-    // used_buffer_names(): each member's reads then writes, in member order.
-    for (int m : detail::elements(S.members))
-      for (const auto* list : {&node(m).reads, &node(m).writes})
-        for (int d : detail::elements(*list)) {
-          int buf = get_dep(d).buffer;
-          if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
-          tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
-          if (count[static_cast<std::size_t>(buf)]++ == 0) bucket_order.push_back(buf);
-          uses.push_back({buf, s});
-        }
+    auto& mine = node_uses[static_cast<std::size_t>(s)];
+    mine.first = static_cast<int>(uses.size());
+    if (!S.unfusable()) {
+      int t = ++tmp_->stamp;
+      // used_buffer_names(): each member's reads then writes, in member order.
+      for (int m : detail::elements(S.members))
+        for (const auto* list : {&node(m).reads, &node(m).writes})
+          for (int d : detail::elements(*list)) {
+            int buf = get_dep(d).buffer;
+            if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
+            tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
+            if (buckets[static_cast<std::size_t>(buf)].size++ == 0) order.push_back(buf);
+            uses.push_back({buf, s, 0});
+          }
+    }
+    mine.second = static_cast<int>(uses.size());
   }
-  // A node's uses are uses[first_use[s], first_use[s] + its count); position[k] is where use k
-  // stands in its buffer's bucket, rank[b] the place of buffer b's bucket among the buckets.
-  std::vector<int> bucket_start(static_cast<std::size_t>(g_.buffer_count()) + 1, 0), filled(uses.size()),
-      position(uses.size()), rank(static_cast<std::size_t>(g_.buffer_count()), 0), use_count(sched_.size(), 0);
   {
     int at = 0;
-    for (std::size_t r = 0; r < bucket_order.size(); ++r) {
-      const auto buf = static_cast<std::size_t>(bucket_order[r]);
-      rank[buf] = static_cast<int>(r);
-      bucket_start[buf] = at;
-      at += count[buf];
-      count[buf] = bucket_start[buf];
+    for (std::size_t r = 0; r < order.size(); ++r) {
+      auto& b = buckets[static_cast<std::size_t>(order[r])];
+      b.rank = static_cast<int>(r);
+      b.start = at;
+      at += b.size;
     }
-    for (std::size_t k = 0; k < uses.size(); ++k) {
-      const auto buf = static_cast<std::size_t>(uses[k].first);
-      position[k] = count[buf] - bucket_start[buf];
-      filled[static_cast<std::size_t>(count[buf]++)] = uses[k].second;
-      ++use_count[static_cast<std::size_t>(uses[k].second)];
+    filled.resize(uses.size());
+    std::vector<int>& fill = tmp_->count;  // per buffer: how many nodes its bucket holds so far
+    fill.assign(buckets.size(), 0);
+    for (auto& u : detail::elements(uses)) {
+      const auto buf = static_cast<std::size_t>(u.buffer);
+      u.position = fill[buf]++;
+      filled[static_cast<std::size_t>(buckets[buf].start + u.position)] = u.node;
     }
   }
   // Inductor examines each pair once, where it first comes up: (n1, n2) of the bucket of
@@ -145,14 +149,14 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
   // bucket holds both within the window. Decided from the two nodes' few uses rather than
   // a set of every pair, whose lookups miss the cache on large graphs.
   auto came_up_before = [&](int n1, int n2, int below) {
-    const int b1 = first_use[static_cast<std::size_t>(n1)], b2 = first_use[static_cast<std::size_t>(n2)];
-    const int e1 = b1 + use_count[static_cast<std::size_t>(n1)], e2 = b2 + use_count[static_cast<std::size_t>(n2)];
+    const auto [b1, e1] = node_uses[static_cast<std::size_t>(n1)];
+    const auto [b2, e2] = node_uses[static_cast<std::size_t>(n2)];
     for (int k1 = b1; k1 < e1; ++k1) {
-      const int buf = uses[static_cast<std::size_t>(k1)].first;
-      if (rank[static_cast<std::size_t>(buf)] >= below) continue;
+      const auto& u1 = uses[static_cast<std::size_t>(k1)];
+      if (buckets[static_cast<std::size_t>(u1.buffer)].rank >= below) continue;
       for (int k2 = b2; k2 < e2; ++k2)
-        if (uses[static_cast<std::size_t>(k2)].first == buf) {
-          const int d = position[static_cast<std::size_t>(k2)] - position[static_cast<std::size_t>(k1)];
+        if (const auto& u2 = uses[static_cast<std::size_t>(k2)]; u2.buffer == u1.buffer) {
+          const int d = u2.position - u1.position;
           if (d > 0 && d <= window) return true;
           break;
         }
@@ -181,10 +185,9 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
               {index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
       }
   };
-  for (std::size_t r = 0; r < bucket_order.size(); ++r) {
-    const auto b = static_cast<std::size_t>(bucket_order[r]);
-    // After the fill, count[b] is one past the bucket's last node.
-    check_all_pairs(std::span<const int>(filled.data() + bucket_start[b], filled.data() + count[b]),
+  for (std::size_t r = 0; r < order.size(); ++r) {
+    const auto& b = buckets[static_cast<std::size_t>(order[r])];
+    check_all_pairs(std::span<const int>(filled.data() + b.start, static_cast<std::size_t>(b.size)),
                     static_cast<int>(r));
   }
   if (cfg_.aggressive_fusion) {
@@ -207,7 +210,7 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
         lists[static_cast<std::size_t>(it - keys.begin())].push_back(s);
       }
     }
-    for (const auto& l : detail::elements(lists)) check_all_pairs(l, static_cast<int>(bucket_order.size()));
+    for (const auto& l : detail::elements(lists)) check_all_pairs(l, static_cast<int>(order.size()));
   }
   // Keep only the pairs of the backend's best (lowest) priority.
   if (!found.empty()) {
@@ -301,8 +304,10 @@ constexpr void scheduler<Policy>::topological_sort(bool keep_order) {
   for (std::size_t i = 0; i < n; ++i)
     for (int b : detail::elements(node(alive_[i]).buffers)) owner_[static_cast<std::size_t>(b)] = static_cast<int>(i);
   // Each node's producers, visited in order of the dep's buffer name.
-  std::vector<int> start(n + 1, 0), producers;
-  std::vector<std::pair<int, int>> deps;  // (name rank, producer position)
+  std::vector<int>&start = tmp_->start, &producers = tmp_->producers;
+  start.assign(n + 1, 0);
+  producers.clear();
+  std::vector<std::pair<int, int>>& deps = tmp_->deps;  // (name rank, producer position)
   for (std::size_t i = 0; i < n; ++i) {
     start[i] = static_cast<int>(producers.size());
     deps.clear();
@@ -315,10 +320,11 @@ constexpr void scheduler<Policy>::topological_sort(bool keep_order) {
     for (const auto& d : detail::elements(deps)) producers.push_back(d.second);
   }
   start[n] = static_cast<int>(producers.size());
-  std::vector<char> seen(n, 0);
-  std::vector<int> result;
-  result.reserve(n);
-  std::vector<std::pair<int, int>> stack;  // (position, next producer)
+  std::vector<char>& seen = tmp_->seen;
+  seen.assign(n, 0);
+  std::vector<int>& result = tmp_->result;
+  result.clear();
+  std::vector<std::pair<int, int>>& stack = tmp_->order_stack;  // (position, next producer)
   for (std::size_t root = 0; root < n; ++root) {
     if (seen[root]) continue;
     seen[root] = 1;
@@ -337,7 +343,7 @@ constexpr void scheduler<Policy>::topological_sort(bool keep_order) {
       }
     }
   }
-  alive_ = std::move(result);
+  std::swap(alive_, result);
 }
 
 template <class Policy>
