@@ -96,79 +96,49 @@ template <class Policy>
 constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusions(bool reorder_round, round_log* log,
                                                                                    std::size_t& examined) {
   std::vector<std::pair<int, int>> found;
-  const int window = cfg_.max_fusion_buffer_group_pairwise_attempts;
+  detail::pair_set seen;
   // Buckets of nodes by every buffer they use, in order of first use. Built flat
   // (uses in node order, then a stable counting sort) to avoid a vector per buffer.
-  auto& uses = tmp_->uses;            // in traversal order
-  auto& buckets = tmp_->buckets;      // per buffer
-  auto& order = tmp_->bucket_order;   // buffers by rank
-  auto& filled = tmp_->filled;        // the buckets' nodes, bucket after bucket
-  auto& node_uses = tmp_->node_uses;  // per scheduler node: its uses [first, last)
+  auto& uses = tmp_->uses;           // (buffer, node) in traversal order
+  auto& buckets = tmp_->buckets;     // per buffer: (size, start in `filled`)
+  auto& order = tmp_->bucket_order;  // buffers in order of first use
+  auto& filled = tmp_->filled;       // the buckets' nodes, bucket after bucket
   uses.clear();
   order.clear();
-  buckets.assign(static_cast<std::size_t>(g_.buffer_count()), {});
-  node_uses.assign(sched_.size(), {0, 0});
+  buckets.assign(static_cast<std::size_t>(g_.buffer_count()), {0, 0});
   for (int s : detail::elements(alive_)) {
     const sched_node& S = node(s);
-    auto& mine = node_uses[static_cast<std::size_t>(s)];
-    mine.first = static_cast<int>(uses.size());
-    if (!S.unfusable()) {
-      int t = ++tmp_->stamp;
-      // used_buffer_names(): each member's reads then writes, in member order.
-      for (int m : detail::elements(S.members))
-        for (const auto* list : {&node(m).reads, &node(m).writes})
-          for (int d : detail::elements(*list)) {
-            int buf = get_dep(d).buffer;
-            if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
-            tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
-            if (buckets[static_cast<std::size_t>(buf)].size++ == 0) order.push_back(buf);
-            uses.push_back({buf, s, 0});
-          }
-    }
-    mine.second = static_cast<int>(uses.size());
-  }
-  {
-    int at = 0;
-    for (std::size_t r = 0; r < order.size(); ++r) {
-      auto& b = buckets[static_cast<std::size_t>(order[r])];
-      b.rank = static_cast<int>(r);
-      b.start = at;
-      at += b.size;
-    }
-    filled.resize(uses.size());
-    std::vector<int>& fill = tmp_->count;  // per buffer: how many nodes its bucket holds so far
-    fill.assign(buckets.size(), 0);
-    for (auto& u : detail::elements(uses)) {
-      const auto buf = static_cast<std::size_t>(u.buffer);
-      u.position = fill[buf]++;
-      filled[static_cast<std::size_t>(buckets[buf].start + u.position)] = u.node;
-    }
-  }
-  // Inductor examines each pair once, where it first comes up: (n1, n2) of the bucket of
-  // rank `below` (or of a group list, after every bucket) came up before when an earlier
-  // bucket holds both within the window. Decided from the two nodes' few uses rather than
-  // a set of every pair, whose lookups miss the cache on large graphs.
-  auto came_up_before = [&](int n1, int n2, int below) {
-    const auto [b1, e1] = node_uses[static_cast<std::size_t>(n1)];
-    const auto [b2, e2] = node_uses[static_cast<std::size_t>(n2)];
-    for (int k1 = b1; k1 < e1; ++k1) {
-      const auto& u1 = uses[static_cast<std::size_t>(k1)];
-      if (buckets[static_cast<std::size_t>(u1.buffer)].rank >= below) continue;
-      for (int k2 = b2; k2 < e2; ++k2)
-        if (const auto& u2 = uses[static_cast<std::size_t>(k2)]; u2.buffer == u1.buffer) {
-          const int d = u2.position - u1.position;
-          if (d > 0 && d <= window) return true;
-          break;
+    if (S.unfusable()) continue;
+    int t = ++tmp_->stamp;
+    // used_buffer_names(): each member's reads then writes, in member order.
+    for (int m : detail::elements(S.members))
+      for (const auto* list : {&node(m).reads, &node(m).writes})
+        for (int d : detail::elements(*list)) {
+          int buf = get_dep(d).buffer;
+          if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
+          tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
+          if (buckets[static_cast<std::size_t>(buf)].first++ == 0) order.push_back(buf);
+          uses.push_back({buf, s});
         }
-    }
-    return false;
-  };
-  auto check_all_pairs = [&](std::span<const int> list, int below) {
-    const std::size_t w = static_cast<std::size_t>(window);
+  }
+  int at = 0;
+  for (int buf : detail::elements(order)) {
+    auto& [size, start] = buckets[static_cast<std::size_t>(buf)];
+    start = at;
+    at += size;
+    size = 0;  // counts the nodes filled in below
+  }
+  filled.resize(uses.size());
+  for (const auto& [buf, s] : detail::elements(uses)) {
+    auto& [size, start] = buckets[static_cast<std::size_t>(buf)];
+    filled[static_cast<std::size_t>(start + size++)] = s;
+  }
+  auto check_all_pairs = [&](std::span<const int> list) {
+    const std::size_t window = static_cast<std::size_t>(cfg_.max_fusion_buffer_group_pairwise_attempts);
     for (std::size_t i = 0; i < list.size(); ++i)
-      for (std::size_t j = i + 1; j < list.size() && j <= i + w; ++j) {
+      for (std::size_t j = i + 1; j < list.size() && j <= i + window; ++j) {
         int n1 = list[i], n2 = list[j];
-        if (came_up_before(n1, n2, below)) continue;
+        if (!seen.insert((static_cast<std::uint64_t>(n1) << 32) | static_cast<std::uint32_t>(n2))) continue;
         ++examined;
         why_no_fuse r = can_fuse(n1, n2, reorder_round);
         if (r == why_no_fuse::none) {
@@ -185,10 +155,9 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
               {index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
       }
   };
-  for (std::size_t r = 0; r < order.size(); ++r) {
-    const auto& b = buckets[static_cast<std::size_t>(order[r])];
-    check_all_pairs(std::span<const int>(filled.data() + b.start, static_cast<std::size_t>(b.size)),
-                    static_cast<int>(r));
+  for (int buf : detail::elements(order)) {
+    const auto& [size, start] = buckets[static_cast<std::size_t>(buf)];
+    check_all_pairs(std::span<const int>(filled.data() + start, static_cast<std::size_t>(size)));
   }
   if (cfg_.aggressive_fusion) {
     struct group_key {
@@ -210,7 +179,7 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
         lists[static_cast<std::size_t>(it - keys.begin())].push_back(s);
       }
     }
-    for (const auto& l : detail::elements(lists)) check_all_pairs(l, static_cast<int>(order.size()));
+    for (const auto& l : detail::elements(lists)) check_all_pairs(l);
   }
   // Keep only the pairs of the backend's best (lowest) priority.
   if (!found.empty()) {

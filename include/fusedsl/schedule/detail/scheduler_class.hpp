@@ -234,18 +234,10 @@ class scheduler {
     std::vector<std::vector<std::int64_t>> memo;  // policy memo per scheduler node
     std::vector<char> memo_valid;
     std::vector<std::pair<int, int>> remaining;  // can_fuse_vertical
-    // get_possible_fusions: a node's use of a buffer (where it stands in the buffer's
-    // bucket) and a buffer's bucket (its nodes, where they start, its place among the buckets)
-    struct use {
-      int buffer, node, position;
-    };
-    struct bucket {
-      int size = 0, start = 0, rank = 0;
-    };
-    std::vector<use> uses;
-    std::vector<bucket> buckets;
-    std::vector<int> bucket_order, filled, count;
-    std::vector<std::pair<int, int>> node_uses;
+    // get_possible_fusions: (buffer, node) uses, per buffer its bucket (size, start),
+    // the buffers in order of first use, the buckets' nodes
+    std::vector<std::pair<int, int>> uses, buckets;
+    std::vector<int> bucket_order, filled;
     // topological_sort
     std::vector<int> start, producers, result;
     std::vector<std::pair<int, int>> deps, order_stack;
