@@ -79,26 +79,26 @@ TEST_CASE("is_ancestor agrees with ancestors() near and beyond the ancestor wind
   // Two interleaved chains that meet now and then, with reads reaching far back: paths
   // inside the window, across it and longer than it.
   fx::graph g;
-  const int n = 1500;
+  const int n = 5000;
   for (int i = 0; i < n; ++i) {
     std::vector<fx::dep_spec> reads{flat(i < 2 ? "x" : "t" + std::to_string(i - 2), 8)};
     if (i % 97 == 0 && i >= 1) reads.push_back(flat("t" + std::to_string(i - 1), 8));
-    if (i % 301 == 0 && i >= 700) reads.push_back(flat("t" + std::to_string(i - 700), 8));
+    if (i % 301 == 0 && i >= 2500) reads.push_back(flat("t" + std::to_string(i - 2500), 8));
     g.add_node(pointwise("n" + std::to_string(i), reads, {flat("t" + std::to_string(i), 8)}, 8));
   }
   g.finalize();
   REQUIRE(g.ancestor_window() < n);
   int checked = 0;
-  for (int b = 0; b < n; b += 37) {
+  for (int b = 0; b < n; b += 211) {
     std::vector<char> is(static_cast<std::size_t>(n), 0);
     for (int a : g.ancestors(b)) is[static_cast<std::size_t>(a)] = 1;
-    for (int a = 0; a < n; ++a) {
+    for (int a = b % 7; a < n; a += 7) {
       CHECK(g.is_ancestor(a, b) == (is[static_cast<std::size_t>(a)] != 0));
       if (a < b && b - a <= g.ancestor_window()) CHECK(g.near_ancestor(a, b) == (is[static_cast<std::size_t>(a)] != 0));
       ++checked;
     }
   }
-  CHECK(checked > 50000);
+  CHECK(checked > 10000);
 }
 
 TEST_CASE("nodes given out of order are put in topological order") {

@@ -150,7 +150,7 @@ TEST_CASE("gate (vertical): no intermediate node between node1 and node2") {
 TEST_CASE("gates that follow dependencies see paths longer than the graph's ancestor window") {
   // n0 -> n1 -> ... -> n(k-1), and "far" reads the input of n0 and the output of the last.
   std::vector<node_spec> nodes;
-  const int k = 1200;
+  const int k = 3000;
   for (int i = 0; i < k; ++i)
     nodes.push_back(pointwise("n" + std::to_string(i), {flat(i == 0 ? "x" : "t" + std::to_string(i - 1), N)},
                               {flat("t" + std::to_string(i), N)}, N));
@@ -159,7 +159,7 @@ TEST_CASE("gates that follow dependencies see paths longer than the graph's ance
   REQUIRE(g.ancestor_window() < k);
   CHECK(fx::check_fusion(g, "far", "n0") == why_no_fuse::order);
   CHECK(fx::check_fusion(g, "n0", "far") == why_no_fuse::intermediate_nodes);
-  CHECK(fx::check_fusion(g, "n700", "n0") == why_no_fuse::order);
+  CHECK(fx::check_fusion(g, "n2500", "n0") == why_no_fuse::order);
 }
 
 TEST_CASE("gate (horizontal): shared bytes below score_fusion_memory_threshold") {

@@ -526,7 +526,7 @@ constexpr void graph::finalize() {
   }
   for (auto& nd : detail::elements(nodes_)) std::sort(nd.users.begin(), nd.users.end());
   // Ancestors within the window: each predecessor, and its own window shifted by its distance.
-  const std::size_t words = std::min<std::size_t>(8, (nodes_.size() + 63) / 64);
+  const std::size_t words = std::min<std::size_t>(32, (nodes_.size() + 63) / 64);
   ancestor_words_ = static_cast<int>(words);
   ancestor_bits_.assign(nodes_.size() * words, 0);
   for (std::size_t v = 0; v < nodes_.size(); ++v) {
