@@ -3,9 +3,10 @@
 // The synthetic graphs look like the training graphs Inductor dumps: long chains of
 // pointwise nodes over 512x4096 tensors that fuse into kernels of up to 64 nodes (the
 // fusion size limit), a row reduction every tenth node whose result the following nodes
-// broadcast, residual reads of earlier nodes, per-layer weights read by many nodes,
-// position-embedding reads through non-affine index text (ModularIndexing), index text
-// parsed as the loader parses it, and a matmul (extern node) every hundred nodes.
+// broadcast, residual reads of earlier nodes, per-layer weights read by many nodes, saved
+// activations that neighbouring nodes share (so that each node shares buffers with many
+// others), position-embedding reads through non-affine index text (ModularIndexing),
+// index text parsed as the loader parses it, and a matmul (extern node) every hundred nodes.
 //
 // Times are the median over many samples of the thread's CPU time (which a busy shared
 // machine inflates less than the wall clock), single thread; a sample repeats a short
@@ -80,6 +81,8 @@ fx::graph make_graph(int n) {
       if (outs.size() >= 4 && i % 3 == 0) s.reads.push_back(full(outs[outs.size() - 4]));  // residual
       if (i % 4 == 1) s.reads.push_back(col_vec(nm("primals_w", layer)));
       if (i % 7 == 2) s.reads.push_back(positions("primals_pos"));
+      // Activations saved by the forward pass, each read by 16 neighbouring nodes.
+      for (int k = 0; k < 4; ++k) s.reads.push_back(full(nm("saved", i / 4 + k)));
       s.writes = {full(out)};
       outs.push_back(out);
     }
