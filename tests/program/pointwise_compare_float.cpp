@@ -72,8 +72,7 @@ TEST_CASE("x != x and x == x on one operand are expressions, so where(x != x, 0,
   }
 }
 
-TEST_CASE_TEMPLATE("floor, ceil, trunc, round (halves to even) and sign match torch's results", T, double, float,
-                   fx::half) {
+TEST_CASE_TEMPLATE("floor, ceil, trunc, round (halves to even) and sign match torch's results", T, double, fx::half) {
   constexpr fx::in<"x", T, 1> x;
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const auto tx = make_tensor<T>({10}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.75, 3.25, inf, -inf, nan});
@@ -100,6 +99,6 @@ TEST_CASE_TEMPLATE("floor, ceil, trunc, round (halves to even) and sign match to
   for (const auto* v : {&tf, &tc, &tt, &tr}) CHECK(std::isnan(static_cast<double>((*v)(9))));
   CHECK(static_cast<double>(ts(9)) == 0.0);  // sign(NaN) is 0, as torch
   const auto random = fx::testing::random_tensor<T>({257}, 11, -40.0, 40.0);
-  check_each(std::make_tuple(fx::floor(x * 0.5), fx::ceil(x) - x, fx::trunc(x), fx::round(x), fx::sign(x - 1)), {257},
-             {1, 1, 1, 1, 1}, x(random));
+  check_each(std::make_tuple(fx::floor(x * 0.5) + fx::ceil(x) * 2 + fx::trunc(x) * 4 + fx::round(x) * fx::sign(x - 1)),
+             {257}, {4}, x(random));
 }

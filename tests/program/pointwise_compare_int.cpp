@@ -12,8 +12,9 @@ TEST_CASE_TEMPLATE("comparisons on i16, i8, u8 and bool match the oracle and giv
   check_comparisons<T, false>();
 }
 
-TEST_CASE_TEMPLATE("bitwise operators and shifts match torch's results and the oracle", T, std::int64_t, std::int32_t,
-                   std::int16_t, std::int8_t, std::uint8_t) {
+// Three widths and signedness cover the rules (the width enters only as sizeof(T)).
+TEST_CASE_TEMPLATE("bitwise operators and shifts match torch's results and the oracle", T, std::int64_t, std::int8_t,
+                   std::uint8_t) {
   constexpr fx::in<"a", T, 1> a;
   constexpr fx::in<"b", T, 1> b;
   constexpr bool is_signed = std::is_signed_v<T>;
@@ -23,9 +24,9 @@ TEST_CASE_TEMPLATE("bitwise operators and shifts match torch's results and the o
   const auto ta = make_tensor<T>({6}, {5, is_signed ? -5.0 : 200.0, 7, 1, 100, is_signed ? -128.0 : 128.0});
   const auto tb =
       make_tensor<T>({6}, {1, 2, width - 1, width, width + 3 < 127 ? width + 3 : 127, is_signed ? -1.0 : 3.0});
-  check_each(std::make_tuple(a & b, a | b, a ^ b, ~a, a << b, a >> b, (a & 6) | (~a ^ 3), fx::sign(a),
-                             fx::floor(a) + fx::ceil(a) + fx::trunc(a) + fx::round(a)),
-             {6}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, a(ta), b(tb));
+  check_each(std::make_tuple((a & b) + (a | b) * 3 + (a ^ b) * 5 + (~a << 1), (a << b) - (a >> b),
+                             fx::sign(a) + fx::floor(a) + fx::ceil(a) + fx::trunc(a) + fx::round(a)),
+             {6}, {1, 1, 1}, a(ta), b(tb));
   fx::tensor<T> shifted({6}), back({6});
   constexpr fx::out<"l", T, 1> l;
   constexpr fx::out<"r", T, 1> r;
