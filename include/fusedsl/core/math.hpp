@@ -285,7 +285,7 @@ FUSEDSL_HOST_DEVICE constexpr T shift_left(T a, T b) {
   bool out = b >= width;
   if constexpr (std::is_signed_v<T>) out = out || b < T(0);
   using U = std::make_unsigned_t<T>;
-  return out ? T(0) : static_cast<T>(static_cast<U>(static_cast<U>(a) << static_cast<int>(out ? T(0) : b)));
+  return out ? T(0) : static_cast<T>(static_cast<U>(static_cast<U>(a) << static_cast<int>(b)));
 }
 /// a >> b as torch computes it: arithmetic for signed types; when b is
 /// negative or at least the width of T, the sign fill (-1 or 0).
@@ -295,7 +295,7 @@ FUSEDSL_HOST_DEVICE constexpr T shift_right(T a, T b) {
   bool out = b >= width;
   T fill = T(0);
   if constexpr (std::is_signed_v<T>) out = out || b < T(0), fill = a < T(0) ? T(-1) : T(0);
-  return out ? fill : static_cast<T>(a >> static_cast<int>(out ? T(0) : b));
+  return out ? fill : static_cast<T>(a >> static_cast<int>(b));
 }
 
 #undef FUSEDSL_MATH_FN

@@ -65,7 +65,7 @@ FUSEDSL_BINARY_OPERATOR(||, logical_or)
 
 namespace detail {
 /// Bitwise operators take integers and bool (shifts: integers), as torch's.
-template <class E, bool Shift>
+template <bool Shift, class E>
 constexpr E bitwise_checked(E e) {
   static_assert(!is_floating_point(E::value_dtype),
                 "fusedsl: bitwise operators and shifts need integer or bool operands (convert with fx::cast first)");
@@ -74,11 +74,11 @@ constexpr E bitwise_checked(E e) {
 }
 }  // namespace detail
 
-#define FUSEDSL_BITWISE_OPERATOR(SYMBOL, OP, SHIFT)                                                                \
-  template <class A, class B>                                                                                      \
-  requires detail::operator_operands<A, B>                                                                         \
-  constexpr auto operator SYMBOL(const A& a, const B& b) {                                                         \
-    return detail::bitwise_checked<decltype(make_pointwise<ops::OP>(a, b)), SHIFT>(make_pointwise<ops::OP>(a, b)); \
+#define FUSEDSL_BITWISE_OPERATOR(SYMBOL, OP, SHIFT)                       \
+  template <class A, class B>                                             \
+  requires detail::operator_operands<A, B>                                \
+  constexpr auto operator SYMBOL(const A& a, const B& b) {                \
+    return detail::bitwise_checked<SHIFT>(make_pointwise<ops::OP>(a, b)); \
   }
 FUSEDSL_BITWISE_OPERATOR(&, bitwise_and, false)
 FUSEDSL_BITWISE_OPERATOR(|, bitwise_or, false)
@@ -100,8 +100,7 @@ requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr 
 /// ~x (bitwise not of integers; logical not of bool, as torch)
 template <class A>
 requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr auto operator~(const A& a) {
-  return detail::bitwise_checked<decltype(make_pointwise<ops::bitwise_not>(a)), false>(
-      make_pointwise<ops::bitwise_not>(a));
+  return detail::bitwise_checked<false>(make_pointwise<ops::bitwise_not>(a));
 }
 
 #define FUSEDSL_UNARY_FUNCTION(NAME)                        \
@@ -161,7 +160,7 @@ constexpr auto clamp(const A& a, const L& lo, const H& hi) {
 /// True where `a` is NaN (`a != a`; never for integers).
 template <operand A>
 constexpr auto isnan(const A& a) {
-  return make_pointwise<ops::ne>(a, a);  // not `a != a`: for a placeholder that is C++'s own ==
+  return make_pointwise<ops::ne>(a, a);  // not `a != a`: for a plain number that is C++'s own !=
 }
 /// True where `a` is +-infinity (never for integers).
 template <operand A>
