@@ -76,6 +76,16 @@ struct expr {
     if (k == kind::leaf) out.insert(name);
     for (const auto& a : args) a.leaves(out);
   }
+  /// True when cpp() is a C++ number, not a DSL expression: numbers under C++ operators.
+  bool plain_number() const {
+    if (k == kind::constant) return true;
+    const bool cpp_operator = (k == kind::unary && (name == "-" || name == "~")) ||
+                              (k == kind::binary && (name == "+" || name == "-" || name == "*"));
+    for (const auto& a : args) {
+      if (!a.plain_number()) return false;
+    }
+    return cpp_operator;
+  }
   int size() const {
     int n = k == kind::leaf || k == kind::constant ? 0 : 1;
     for (const auto& a : args) n += a.size();
@@ -202,6 +212,10 @@ class generator {
       std::string op = is_float(p_.type) ? fb[pick(6)] : ib[pick(10)];
       bool left_full = need_full && chance(50);
       expr a = make(depth - 1, left_full), b = make(depth - 1, need_full && !left_full);
+      // Two numbers under a C++ bitwise operator are C++ arithmetic, not the DSL's (`2 << -3`
+      // does not compile): take a DSL function instead.
+      const bool bitwise = op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>";
+      if (bitwise && a.plain_number() && b.plain_number()) op = "maximum";
       return expr{expr::kind::binary, op, "", 0, a.full || b.full, {a, b}};
     }
     // A reduction with kept axes (broadcasts back), combined with a full operand when needed.
