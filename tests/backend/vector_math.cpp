@@ -108,6 +108,27 @@ std::vector<fn<T>> functions() {
        0,
        4,
        {0, 1, T(0.70710678), T(1.41421356), L::min(), L::denorm_min(), L::max(), 2}},
+      {"log2",
+       [](T x) { return vm::log2(x); },
+       [](ld x) { return std::log2(x); },
+       1,
+       0,
+       4,
+       {0, 1, T(0.70710678), T(1.41421356), L::min(), L::denorm_min(), L::max(), 2}},
+      {"log10",
+       [](T x) { return vm::log10(x); },
+       [](ld x) { return std::log10(x); },
+       1,
+       0,
+       4,
+       {0, 1, T(0.70710678), T(1.41421356), L::min(), L::denorm_min(), L::max(), 10}},
+      {"exp2",
+       [](T x) { return vm::exp2(x); },
+       [](ld x) { return std::exp2(x); },
+       1.5,
+       f ? T(-152) : T(-1077),
+       f ? T(130) : T(1026),
+       {0, 1, -1, T(0.5), T(-0.5), f ? T(128) : T(1024), f ? T(-126) : T(-1022), f ? T(-149) : T(-1074)}},
       {"log1p",
        [](T x) { return vm::log1p(x); },
        [](ld x) { return std::log1p(x); },
@@ -137,6 +158,13 @@ std::vector<fn<T>> functions() {
        -6,
        6,
        {0, T(0.875), T(-0.875), 1, f ? T(3.92) : T(5.93)}},
+      {"erfc",
+       [](T x) { return vm::erfc(x); },
+       [](ld x) { return std::erfc(x); },
+       f ? 1.0 : 4.5,
+       f ? T(-4) : T(-6),
+       f ? T(10.5) : T(27.5),
+       {0, T(0.45), T(-0.45), 1, f ? T(9.2) : T(26.5), f ? T(10.06) : T(27.2)}},
       {"gelu_erf",
        [](T x) { return vm::gelu_erf(x); },
        ref_gelu_erf,
@@ -285,6 +313,10 @@ void check_special_values() {
       {"log1p", [](T x) { return vm::log1p(x); }, [](T x) { return std::log1p(x); }},
       {"tanh", [](T x) { return vm::tanh(x); }, [](T x) { return std::tanh(x); }},
       {"erf", [](T x) { return vm::erf(x); }, [](T x) { return std::erf(x); }},
+      {"erfc", [](T x) { return vm::erfc(x); }, [](T x) { return std::erfc(x); }},
+      {"log2", [](T x) { return vm::log2(x); }, [](T x) { return std::log2(x); }},
+      {"log10", [](T x) { return vm::log10(x); }, [](T x) { return std::log10(x); }},
+      {"exp2", [](T x) { return vm::exp2(x); }, [](T x) { return std::exp2(x); }},
       {"sin", [](T x) { return vm::sin(x); }, [](T x) { return std::sin(x); }},
       {"cos", [](T x) { return vm::cos(x); }, [](T x) { return std::cos(x); }},
       // The previous definitions in math.hpp (with std::), whose special values are kept.
@@ -416,6 +448,11 @@ void check_math_hpp_forwards() {
     CHECK(same_bits(m::log1p(x), vec ? vm::log1p(x) : std::log1p(x)));
     CHECK(same_bits(m::tanh(x), vec ? vm::tanh(x) : std::tanh(x)));
     CHECK(same_bits(m::erf(x), vec ? vm::erf(x) : std::erf(x)));
+    CHECK(same_bits(m::erfc(x), vec ? vm::erfc(x) : std::erfc(x)));
+    CHECK(same_bits(m::log2(x), vec ? vm::log2(x) : std::log2(x)));
+    CHECK(same_bits(m::log10(x), vec ? vm::log10(x) : std::log10(x)));
+    CHECK(same_bits(m::exp2(x), vec ? vm::exp2(x) : std::exp2(x)));
+    CHECK(same_bits(m::atan2(x, T(-1.5)), vec ? vm::atan2(x, T(-1.5)) : std::atan2(x, T(-1.5))));
     CHECK(same_bits(m::sin(x), vec ? vm::sin(x) : std::sin(x)));
     CHECK(same_bits(m::cos(x), vec ? vm::cos(x) : std::cos(x)));
     // sqrt and rsqrt: fusedsl_sqrtf or vector_math for float (sqrt bit for bit std:: anyway), std:: for double.
@@ -438,8 +475,51 @@ void check_math_hpp_forwards() {
   CHECK(m::pow(3, 4) == 81);
 }
 
+/// atan2(y, x): the error in ulps over random points of every magnitude and
+/// quadrant, points near the axes and the diagonals (where the code switches),
+/// and C's special values bit for bit (signed zeros, infinities, NaN).
+template <class T>
+void check_atan2() {
+  using L = std::numeric_limits<T>;
+  std::mt19937_64 gen(777);
+  std::uniform_real_distribution<T> unit(-1, 1);
+  std::uniform_int_distribution<int> exponent(L::min_exponent - 20, L::max_exponent - 2);
+  double max_ulp = 0;
+  T worst_y = 0, worst_x = 0;
+  auto measure = [&](T y, T x) {
+    const double e = ulp_error<T>(vm::atan2(y, x), std::atan2(ld(y), ld(x)));
+    if (e > max_ulp) max_ulp = e, worst_y = y, worst_x = x;
+  };
+  for (int i = 0; i < 400000; ++i) {
+    const T y = std::ldexp(unit(gen), exponent(gen)), x = std::ldexp(unit(gen), exponent(gen));
+    measure(y, x);
+    measure(unit(gen), unit(gen));
+    // Near the diagonals (t = 1) and near tan(pi/8), where u switches.
+    const T a = unit(gen);
+    measure(a, a * (T(1) + unit(gen) * T(1e-3)));
+    measure(a * T(0.41421356237309503) * (T(1) + unit(gen) * T(1e-3)), -a);
+  }
+  char msg[200];
+  std::snprintf(msg, sizeof msg, "atan2<%s>: max %.3f ulp at (y, x) = (%a, %a)", sizeof(T) == 4 ? "float" : "double",
+                max_ulp, double(worst_y), double(worst_x));
+  MESSAGE(msg);
+  CHECK_MESSAGE(max_ulp <= (sizeof(T) == 4 ? 0.501 : 2.5), msg);
+  const T inf = L::infinity(), nan = L::quiet_NaN();
+  for (T y : {T(0), -T(0), T(1), T(-1), inf, -inf, nan, L::denorm_min(), L::max()})
+    for (T x : {T(0), -T(0), T(1), T(-1), inf, -inf, nan, L::denorm_min(), L::max()}) {
+      const T want = std::atan2(y, x), got = vm::atan2(y, x);
+      std::snprintf(msg, sizeof msg, "atan2(%a, %a) = %a, std gives %a", double(y), double(x), double(got),
+                    double(want));
+      if (std::isnan(want) || want == 0 || std::isinf(y) || std::isinf(x) || y == 0 || x == 0)
+        CHECK_MESSAGE(same_bits(got, want), msg);
+      else CHECK_MESSAGE(ulp_error<T>(got, std::atan2(ld(y), ld(x))) <= 2.0, msg);
+    }
+}
+
 }  // namespace
 
+TEST_CASE("vector_math: float atan2") { check_atan2<float>(); }
+TEST_CASE("vector_math: double atan2") { check_atan2<double>(); }
 TEST_CASE("vector_math: float accuracy in ulps against long double") { check_accuracy<float>(); }
 TEST_CASE("vector_math: double accuracy in ulps against long double") { check_accuracy<double>(); }
 TEST_CASE("vector_math: float special values as std") { check_special_values<float>(); }

@@ -99,11 +99,12 @@ void pointwise_case() {
   }
 }
 
-/// The rounding functions and sign, and for integers the bitwise operators and shifts
-/// (counts in and out of range, negative), fused into one pointwise kernel and into a row
-/// reduction, against the oracle.
+/// The rounding functions, sign, `%`, fx::fmod and fx::fma; for integers the bitwise
+/// operators and shifts (counts in and out of range, negative), for floating types exp2,
+/// log2, log10, erfc, atan2 and hypot: each program one pointwise kernel and a row
+/// reduction, against the oracle. Integer divisors are never 0 (that stops the kernel).
 template <class T>
-void bitwise_and_rounding_case() {
+void operators_and_functions_case() {
   constexpr fx::in<"a", T, 2> a;
   constexpr fx::in<"b", T, 2> b;
   constexpr fx::out<"y", T, 2> y;
@@ -116,18 +117,27 @@ void bitwise_and_rounding_case() {
     fx::run_reference(prog, a(ha), b(hb), y(expected), r(expected_rows));
     tensor<T> out = poisoned<T>(s), rows = poisoned<T>({s[0], 1});
     prog.run(fx::cuda(), a(da), b(db), y(out), r(rows));
-    check(out, expected, fx::testing::default_tolerance<T>(4), what);
+    check(out, expected, fx::testing::default_tolerance<T>(8), what);
     check(rows, expected_rows, fx::testing::default_tolerance<T>(4), what + ", row max");
   };
   if constexpr (std::is_integral_v<T>) {
-    constexpr fx::program prog{y = ((a & b) | (~a ^ 5)) + (a << (b >> 3)) - (a >> b) + fx::sign(b),
-                               r = fx::max(a << b, fx::axis<1>)};
-    run(prog, "bitwise and shifts");
+    constexpr fx::program bitwise{y = ((a & b) | (~a ^ 5)) + (a << (b >> 3)) - (a >> b) + fx::sign(b),
+                                  r = fx::max(a << b, fx::axis<1>)};
+    run(bitwise, "bitwise and shifts");
+    constexpr fx::program remainders{y = a % (fx::abs(b) + 1) + fx::fmod(a, b - 200) * 3 + fx::fma(a, b, a),
+                                     r = fx::max(a % -7, fx::axis<1>)};
+    run(remainders, "remainders and fma");
   } else {
     // Powers of two: the products are exact, so no rounding boundary moves between f32 and the oracle's f64.
-    constexpr fx::program prog{y = fx::floor(a * 4) + fx::ceil(b) - fx::round(a * 8) + fx::trunc(b * 2) * fx::sign(a),
-                               r = fx::max(fx::round(a * 16), fx::axis<1>)};
-    run(prog, "rounding and sign");
+    constexpr fx::program rounding{y = fx::floor(a * 4) + fx::ceil(b) - fx::round(a * 8) +
+                                       fx::trunc(b * 2) * fx::sign(a),
+                                   r = fx::max(fx::round(a * 16), fx::axis<1>)};
+    run(rounding, "rounding and sign");
+    constexpr fx::program functions{y = fx::erfc(a) + fx::log2(fx::abs(b) + 0.5f) + fx::log10(fx::abs(a) + 0.5f) +
+                                        fx::exp2(a) + fx::atan2(a, b) + fx::hypot(a, b) + fx::fma(a, b, a) +
+                                        fx::fmod(a, b) + a % b,
+                                    r = fx::max(fx::erfc(a * 4) + fx::atan2(b, a), fx::axis<1>)};
+    run(functions, "exp2, log2, log10, erfc, atan2, hypot, fma, fmod, %");
   }
 }
 

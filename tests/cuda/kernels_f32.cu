@@ -6,7 +6,7 @@ using T = float;
 }  // namespace
 
 TEST_CASE("f32: pointwise") { cuda_test::pointwise_case<T>(); }
-TEST_CASE("f32: rounding and sign") { cuda_test::bitwise_and_rounding_case<T>(); }
+TEST_CASE("f32: rounding, sign, remainders, fma, math functions") { cuda_test::operators_and_functions_case<T>(); }
 TEST_CASE("f32: horizontal rows") { cuda_test::horizontal_case<T>(); }
 TEST_CASE("f32: columns and full reductions") { cuda_test::columns_and_full_case<T>(); }
 TEST_CASE("f32: column strategies") { cuda_test::column_strategies_case<T>(); }

@@ -11,4 +11,6 @@ TEST_CASE("i64: pointwise") { cuda_test::pointwise_case<std::int64_t>(); }
 TEST_CASE("i64: horizontal rows") { cuda_test::horizontal_case<std::int64_t>(); }
 TEST_CASE("i64: columns and full reductions") { cuda_test::columns_and_full_case<std::int64_t>(); }
 TEST_CASE("i64: column strategies") { cuda_test::column_strategies_case<std::int64_t>(); }
-TEST_CASE("i32: bitwise operators, shifts, sign") { cuda_test::bitwise_and_rounding_case<std::int32_t>(); }
+TEST_CASE("i32: bitwise operators, shifts, sign, remainders, fma") {
+  cuda_test::operators_and_functions_case<std::int32_t>();
+}

@@ -58,12 +58,21 @@ struct expr {
       case kind::leaf: return name;
       case kind::constant: return value;
       case kind::unary:
-        if (name == "exp" || name == "expm1") return "fx::" + name + "(fx::tanh(" + args[0].cpp() + "))";
+        if (name == "exp" || name == "expm1" || name == "exp2")
+          return "fx::" + name + "(fx::tanh(" + args[0].cpp() + "))";
         if (name == "sqrt" || name == "log1p") return "fx::" + name + "(fx::abs(" + args[0].cpp() + "))";
+        // Away from 0, where float and double values of the operand could give -Inf and a finite value.
+        if (name == "log2" || name == "log10") return "fx::" + name + "(fx::abs(" + args[0].cpp() + ") + 1)";
         if (name == "-" || name == "~") return name + "(" + args[0].cpp() + ")";
         return "fx::" + name + "(" + args[0].cpp() + ")";
       case kind::binary:
-        if (name == "/") return "(" + args[0].cpp() + " / (fx::abs(" + args[1].cpp() + ") + 1))";
+        // Divisors of at least 1 (never 0, also for integers: abs wraps only at the lowest value);
+        // atan2 with x > 0, away from its cut.
+        if (name == "/" || name == "%")
+          return "(" + args[0].cpp() + " " + name + " (fx::abs(" + args[1].cpp() + ") + 1))";
+        if (name == "fmod" || name == "atan2")
+          return "fx::" + name + "(" + args[0].cpp() + ", fx::abs(" + args[1].cpp() + ") + 1)";
+        if (name == "fma") return "fx::fma(" + args[0].cpp() + ", " + args[1].cpp() + ", " + args[0].cpp() + ")";
         if (name == "+" || name == "-" || name == "*" || name == "&" || name == "|" || name == "^" || name == "<<" ||
             name == ">>")
           return "(" + args[0].cpp() + " " + name + " " + args[1].cpp() + ")";
@@ -199,17 +208,17 @@ class generator {
     }
     int roll = pick(100);
     if (roll < 30) {
-      static const char* fu[] = {"-",   "abs", "relu", "exp",   "expm1", "tanh", "sigmoid",
-                                 "sin", "cos", "sqrt", "log1p", "erf",   "gelu", "silu"};
+      static const char* fu[] = {"-",   "abs",  "relu",  "exp",  "expm1", "exp2", "tanh", "sigmoid", "sin",
+                                 "cos", "sqrt", "log1p", "log2", "log10", "erf",  "erfc", "gelu",    "silu"};
       static const char* iu[] = {"-", "abs", "relu", "~", "sign", "floor"};
-      std::string op = is_float(p_.type) ? fu[pick(14)] : iu[pick(6)];
+      std::string op = is_float(p_.type) ? fu[pick(18)] : iu[pick(6)];
       expr a = make(depth - 1, need_full);
       return expr{expr::kind::unary, op, "", 0, a.full, {a}};
     }
     if (roll < 85 || p_.shape.empty()) {
-      static const char* fb[] = {"+", "-", "*", "/", "maximum", "minimum"};
-      static const char* ib[] = {"+", "-", "*", "maximum", "minimum", "&", "|", "^", "<<", ">>"};
-      std::string op = is_float(p_.type) ? fb[pick(6)] : ib[pick(10)];
+      static const char* fb[] = {"+", "-", "*", "/", "maximum", "minimum", "atan2", "hypot", "fmod", "%", "fma"};
+      static const char* ib[] = {"+", "-", "*", "maximum", "minimum", "&", "|", "^", "<<", ">>", "%", "fmod", "fma"};
+      std::string op = is_float(p_.type) ? fb[pick(11)] : ib[pick(13)];
       bool left_full = need_full && chance(50);
       expr a = make(depth - 1, left_full), b = make(depth - 1, need_full && !left_full);
       // Two numbers under a C++ bitwise operator are C++ arithmetic, not the DSL's (`2 << -3`

@@ -1,5 +1,5 @@
-// Comparisons on i64, i32, i16, i8, u8 and bool: the CPU executor against
-// the oracle, and == against the values themselves.
+// Comparisons, bitwise operators, shifts and remainders on i64, i32, i16, i8,
+// u8 and bool: the CPU executor against the oracle and against torch's values.
 #include "arith.hpp"
 
 using namespace fusedsl_tests;
@@ -58,4 +58,37 @@ TEST_CASE("bitwise operators on bool are logical; bool with integers promotes as
   fx::program{n = ~p ^ q}.run(fx::cpu, p(tp), q(tq), n(tn));
   const bool expected[] = {true, false, false, true};  // !p != q
   for (int i = 0; i < 4; ++i) CHECK(tn(i) == expected[i]);
+}
+
+TEST_CASE_TEMPLATE("integer % and fx::fmod give torch's values; a divisor of 0 is an error of the run", T, std::int64_t,
+                   std::int8_t, std::uint8_t) {
+  constexpr fx::in<"a", T, 1> a;
+  constexpr fx::in<"b", T, 1> b;
+  constexpr fx::out<"r", T, 1> r;
+  constexpr fx::out<"f", T, 1> f;
+  constexpr bool is_signed = std::is_signed_v<T>;
+  // Every sign combination, an exact multiple, and the lowest value by -1 (no overflow trap).
+  const auto ta = make_tensor<T>({6}, {7, is_signed ? -7.0 : 250.0, 7, is_signed ? -7.0 : 9.0, 12,
+                                       is_signed ? double(std::numeric_limits<T>::min()) : 255.0});
+  const auto tb =
+      make_tensor<T>({6}, {3, 3, is_signed ? -3.0 : 4.0, is_signed ? -3.0 : 5.0, 4, is_signed ? -1.0 : 16.0});
+  check_each(std::make_tuple(a % b, fx::fmod(a, b)), {6}, {1, 1}, a(ta), b(tb));
+  constexpr fx::program remainders{r = a % b, f = fx::fmod(a, b)};
+  fx::tensor<T> tr({6}), tf({6});
+  remainders.run(fx::cpu, a(ta), b(tb), r(tr), f(tf));
+  if constexpr (is_signed) {
+    const double python[] = {1, 2, -2, -1, 0, 0}, c[] = {1, -1, 1, -1, 0, 0};  // torch.remainder, torch.fmod
+    for (int i = 0; i < 6; ++i) CHECK(tr(i) == T(python[i]));
+    for (int i = 0; i < 6; ++i) CHECK(tf(i) == T(c[i]));
+  } else {
+    CHECK(tr(1) == T(250 % 3));
+    CHECK(tf(5) == T(255 % 16));
+  }
+  const auto zero = make_tensor<T>({6}, {3, 3, 3, 0, 3, 3});
+  CHECK_THROWS_WITH_AS(remainders.run(fx::cpu, a(ta), b(zero), r(tr), f(tf)),
+                       doctest::Contains("integer division by zero: a divisor of an integer `%` or fx::fmod was 0"),
+                       fx::error);
+  CHECK_THROWS_WITH_AS(fx::run_reference(remainders, a(ta), b(zero), r(tr), f(tf)),
+                       doctest::Contains("run_reference: integer division by zero"), fx::error);
+  remainders.run(fx::cpu, a(ta), b(tb), r(tr), f(tf));  // a fault does not outlive its run
 }

@@ -15,6 +15,7 @@
 #include <type_traits>  // std::make_unsigned_t, std::is_integral_v
 
 #include <fusedsl/core/config.hpp>       // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/fault.hpp>        // detail::report_fault
 #include <fusedsl/core/simd_sqrt.hpp>    // fusedsl_sqrtf, FUSEDSL_SIMD_SQRT
 #include <fusedsl/core/vector_math.hpp>  // vector_math::exp, ...
 
@@ -153,6 +154,21 @@ FUSEDSL_MATH_FN T log(T a) {
   else return std::log(a);
 }
 template <class T>
+FUSEDSL_MATH_FN T log2(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::log2(a);
+  else return std::log2(a);
+}
+template <class T>
+FUSEDSL_MATH_FN T log10(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::log10(a);
+  else return std::log10(a);
+}
+template <class T>
+FUSEDSL_MATH_FN T exp2(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::exp2(a);
+  else return std::exp2(a);
+}
+template <class T>
 FUSEDSL_MATH_FN T log1p(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::log1p(a);
   else return std::log1p(a);
@@ -219,6 +235,61 @@ template <class T>
 FUSEDSL_MATH_FN T erf(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::erf(a);
   else return std::erf(a);
+}
+template <class T>
+FUSEDSL_MATH_FN T erfc(T a) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::erfc(a);
+  else return std::erfc(a);
+}
+template <class T>
+FUSEDSL_MATH_FN T atan2(T a, T b) {
+  if constexpr (detail::host_vector_math<T>) return vector_math::atan2(a, b);
+  else return std::atan2(a, b);
+}
+/// sqrt(a^2 + b^2) without overflow or underflow in between; +Inf if either is
+/// infinite (NaN or not). float on the host: in double, where the squares are
+/// exact and cannot overflow (no library call, unlike std::hypot).
+template <class T>
+FUSEDSL_MATH_FN T hypot(T a, T b) {
+  if constexpr (std::is_same_v<T, float> && !FUSEDSL_DEVICE_CODE) {
+    const float h = static_cast<float>(std::sqrt(double(a) * double(a) + double(b) * double(b)));
+    const bool inf = std::fabs(a) == std::numeric_limits<float>::infinity() ||
+                     std::fabs(b) == std::numeric_limits<float>::infinity();
+    return select(inf, std::numeric_limits<float>::infinity(), h);
+  } else {
+    return std::hypot(a, b);
+  }
+}
+/// a b + c rounded once (floating types); integers wrap around, bool is a && b || c.
+template <class T>
+FUSEDSL_HOST_DEVICE T fma(T a, T b, T c) {
+  if constexpr (std::is_floating_point_v<T>) return std::fma(a, b, c);
+  else if constexpr (std::is_same_v<T, bool>) return (a && b) || c;
+  else return wrap_add(wrap_mul(a, b), c);
+}
+/// C's remainder a - b trunc(a / b), the sign of a (torch.fmod): exact for
+/// floating types (NaN for b = 0); integers report division by zero
+/// (detail::fault) and give 0 there, and INT_MIN % -1 is 0 (no overflow trap).
+template <class T>
+FUSEDSL_HOST_DEVICE T fmod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::fmod(a, b);
+  } else {
+    if (b == T(0)) {
+      fusedsl::detail::report_fault(fusedsl::detail::fault::integer_division_by_zero);
+      return T(0);
+    }
+    if constexpr (std::is_signed_v<T>)
+      if (b == T(-1)) return T(0);
+    return static_cast<T>(a % b);
+  }
+}
+/// Python's remainder a - b floor(a / b), the sign of b (torch.remainder, `%`):
+/// fmod, plus b where the signs differ.
+template <class T>
+FUSEDSL_HOST_DEVICE T remainder(T a, T b) {
+  const T r = fmod(a, b);
+  return r != T(0) && ((r < T(0)) != (b < T(0))) ? static_cast<T>(r + b) : r;
 }
 /// 1/(1 + e^-a), without overflow for large |a| on the host.
 template <class T>

@@ -63,12 +63,15 @@ namespace detail {
 
 /// a b + c, rounded once where the target has a fused multiply-add
 /// (FUSEDSL_VM_FMA, core/config.hpp), twice otherwise: for steps whose accuracy should not
-/// depend on whether the compiler contracts (g++ does not below -O2).
-FUSEDSL_VM_INLINE float mul_add(float a, float b, float c) {
+/// depend on whether the compiler contracts (g++ does not below -O2). T: float or double.
+template <class T>
+FUSEDSL_VM_INLINE T mul_add(T a, T b, T c) {
 #if FUSEDSL_DEVICE_CODE
-  return __fmaf_rn(a, b, c);
+  if constexpr (sizeof(T) == 4) return __fmaf_rn(a, b, c);
+  else return __fma_rn(a, b, c);
 #elif FUSEDSL_VM_FMA
-  return __builtin_fmaf(a, b, c);
+  if constexpr (sizeof(T) == 4) return __builtin_fmaf(a, b, c);
+  else return __builtin_fma(a, b, c);
 #else
   return a * b + c;
 #endif
@@ -92,6 +95,7 @@ struct fp<float> {
   static constexpr float log2e = 0x1.715476p+0f;
   static constexpr float ln2_hi = 0x1.62ep-1f;
   static constexpr float ln2_lo = 0x1.0bfbe8p-15f;
+  static constexpr float ln2 = 0x1.62e430p-1f;
   static constexpr float exp_lo = -110.0f;             // exp(x) rounds to 0 below -103.97: clamp keeps n in range
   static constexpr float exp_hi = 100.0f;              // exp(x) overflows above 88.72
   static constexpr float expm1_lo = -30.0f;            // expm1 = -1 below -17.33
@@ -100,6 +104,9 @@ struct fp<float> {
   static constexpr float tanh_hi = 10.0f;              // tanh = +-1 in float above 9.01
   static constexpr float erf_hi = 4.0f;                // erf = +-1 in float above 3.92
   static constexpr float gelu_lo = -14.5f;             // gelu(x) rounds to -0 below -14.3
+  static constexpr float erfc_hi = 10.25f;             // erfc rounds to 0 above 10.06 (gelu_lo / -sqrt 2)
+  static constexpr float exp2_lo = -160.0f;            // 2^x rounds to 0 below -150
+  static constexpr float exp2_hi = 130.0f;             // 2^x overflows from 128
   static constexpr int subnormal_shift = 25;           // log scales subnormal inputs by 2^25
   static constexpr uint sqrt_half_bits = 0x3f3504f3u;  // sqrt(1/2)
   static constexpr uint split_mask = 0xfffff000u;      // keeps 12 significant bits: a square of it is exact
@@ -141,21 +148,44 @@ struct fp<float> {
                           u * (-0x1.0026f2p-3f + u * (-0x1.28222p-3f + u * (0x1.21af08p-7f + u * 0x1.cbb03p-5f))))));
   }
   FUSEDSL_VM_INLINE static float erfc_g(float u) { return float(erfc_g0) + u * (float(erfc_g1) + u * erfc_g2(u)); }
-  // gelu_erf: erfc(a/sqrt 2) e^(a^2/2) = gelu_n(a) / gelu_d(a), 0 <= a <= 14.5:
-  // a rational fitted for its relative error, 2^-26.3 with these rounded
-  // coefficients; all are positive, so that neither polynomial cancels.
-  // Estrin's scheme: fewer successive roundings than Horner's (a^4 p4 is
-  // the largest term at a = 14.5), at the same speed; mul_add, so that the
-  // error does not depend on whether the compiler contracts.
-  FUSEDSL_VM_INLINE static float gelu_n(float a, float a2) {
-    return mul_add(a2, mul_add(a2, 0x1.0da5eap-7f, mul_add(a, 0x1.4cc59ap-4f, 0x1.77327ap-2f)),
-                   mul_add(a, 0x1.c0c51ep-1f, 0x1p+0f));
+  // erfc(a/sqrt 2) e^(a^2/2) = erfcx_n(a) / erfcx_d(a), 0 <= a <= 14.5 (the
+  // scaled erfcx of a/sqrt 2; gelu_erf in float, erfc in double): a rational
+  // fitted for its relative error, 2^-26.3 with these rounded coefficients;
+  // all are positive, so that neither polynomial cancels. Estrin's scheme:
+  // fewer successive roundings than Horner's (a^4 p4 is the largest term at
+  // a = 14.5), at the same speed; mul_add, so that the error does not depend
+  // on whether the compiler contracts.
+  template <class V>
+  FUSEDSL_VM_INLINE static V erfcx_n(V a, V a2) {
+    return mul_add(a2, mul_add(a2, V(0x1.0da5eap-7f), mul_add(a, V(0x1.4cc59ap-4f), V(0x1.77327ap-2f))),
+                   mul_add(a, V(0x1.c0c51ep-1f), V(0x1p+0f)));
   }
-  FUSEDSL_VM_INLINE static float gelu_d(float a, float a2) {
+  template <class V>
+  FUSEDSL_VM_INLINE static V erfcx_d(V a, V a2) {
     return mul_add(a2,
-                   mul_add(a2, mul_add(a, 0x1.51f32ap-7f, 0x1.a11818p-4f), mul_add(a, 0x1.e0a5cp-2f, 0x1.33ce5ep+0f)),
-                   mul_add(a, 0x1.aca4cp+0f, 0x1p+0f));
+                   mul_add(a2, mul_add(a, V(0x1.51f32ap-7f), V(0x1.a11818p-4f)),
+                           mul_add(a, V(0x1.e0a5cp-2f), V(0x1.33ce5ep+0f))),
+                   mul_add(a, V(0x1.aca4cp+0f), V(0x1p+0f)));
   }
+  // atan(u) = u + u z P(z), z = u^2, |u| <= 0.4143 (tan(pi/8) and a margin):
+  // 2^-35.3 relative, evaluated in double (atan2 of floats computes in double).
+  FUSEDSL_VM_INLINE static double atan_p(double z) {
+    return -0x1.555554c5ec870p-2 +
+           z * (0x1.99991881abbc5p-3 +
+                z * (-0x1.247ed5d697f0fp-3 +
+                     z * (0x1.c4637a035c777p-4 + z * (-0x1.5b2cf01bfa647p-4 + z * 0x1.84937f1f4d314p-5))));
+  }
+  // log2 and log10 (log_base): k log_B(2) + log(1 + f) / ln(B), with the
+  // constants split so that k k_hi (|k| < 2^8) and hi inv_ln_hi (hi with 12
+  // significant bits) are exact.
+  struct log2_constants {
+    static constexpr float k_hi = 1.0f, k_lo = 0.0f;
+    static constexpr float inv_ln_hi = 0x1.716p+0f, inv_ln_lo = -0x1.7135a8p-13f;
+  };
+  struct log10_constants {
+    static constexpr float k_hi = 0x1.3442p-2f, k_lo = -0x1.95ec1p-19f;
+    static constexpr float inv_ln_hi = 0x1.bccp-2f, inv_ln_lo = -0x1.09d5b2p-15f;
+  };
   // k W(s), e^(s/2) = 1 + s W(s), |s| <= 0.75: 2^-27.4 (relative to e^(s/2));
   // k a power of two (constant), folded into the coefficients.
   FUSEDSL_VM_INLINE static float exp_half_w(float s, float k) {
@@ -180,6 +210,7 @@ struct fp<double> {
   static constexpr double log2e = 0x1.71547652b82fep+0;
   static constexpr double ln2_hi = 0x1.62e42feep-1;
   static constexpr double ln2_lo = 0x1.a39ef35793c76p-33;
+  static constexpr double ln2 = 0x1.62e42fefa39efp-1;
   static constexpr double exp_lo = -760.0;   // exp(x) rounds to 0 below -745.13
   static constexpr double exp_hi = 720.0;    // overflow above 709.78
   static constexpr double expm1_lo = -50.0;  // expm1 = -1 below -37.43
@@ -188,7 +219,9 @@ struct fp<double> {
   static constexpr double tanh_hi = 20.0;  // tanh = +-1 above 19.06
   static constexpr double erf_hi = 6.0;    // erf = +-1 above 5.93
   static constexpr double erfc_hi = 27.3;
-  static constexpr double gelu_lo = -40.0;  // gelu rounds to -0 below -38.6
+  static constexpr double gelu_lo = -40.0;    // gelu rounds to -0 below -38.6
+  static constexpr double exp2_lo = -1100.0;  // 2^x rounds to 0 below -1075
+  static constexpr double exp2_hi = 1030.0;   // 2^x overflows from 1024
   static constexpr int subnormal_shift = 54;
   static constexpr uint sqrt_half_bits = 0x3fe6a09e667f3bcdull;
   static constexpr uint split_mask = 0xfffffffff8000000ull;  // 26 significant bits
@@ -234,6 +267,28 @@ struct fp<double> {
                                               v * (0x1.b78fc70a2392ep-20 +
                                                    v * (-0x1.4dbf68dea2cbap-23 + v * 0x1.602c39071ce94p-27)))))))));
   }
+  // atan(u) = u + u z P(z), z = u^2, |u| <= 0.4143: 2^-57.4 relative.
+  FUSEDSL_VM_INLINE static double atan_p(double z) {
+    return -0x1.555555555553dp-2 +
+           z * (0x1.9999999995793p-3 +
+                z * (-0x1.24924922a87dcp-3 +
+                     z * (0x1.c71c70e441d06p-4 +
+                          z * (-0x1.745cf8aad3a80p-4 +
+                               z * (0x1.3b1115cbe02c3p-4 +
+                                    z * (-0x1.10eb93ec2624cp-4 +
+                                         z * (0x1.df0d4b542b2b0p-5 +
+                                              z * (-0x1.9cca00098bb1fp-5 +
+                                                   z * (0x1.37c0109e44c1cp-5 + z * -0x1.253c516387768p-6)))))))));
+  }
+  // log_base's constants (see fp<float>): |k| < 2^11, hi with 26 significant bits.
+  struct log2_constants {
+    static constexpr double k_hi = 1.0, k_lo = 0.0;
+    static constexpr double inv_ln_hi = 0x1.7154764p+0, inv_ln_lo = 0x1.2b82fe1777d10p-28;
+  };
+  struct log10_constants {
+    static constexpr double k_hi = 0x1.34413509f78p-2, k_lo = 0x1.fef311f12b358p-46;
+    static constexpr double inv_ln_hi = 0x1.bcb7b14p-2, inv_ln_lo = 0x1.26e50e32a6ab7p-30;
+  };
   // erfc(x) = exp(-x^2) t G(t - 0.48), 0.45 <= x <= 27.3: 2^-53.6
   static constexpr double erfc_tc = 0.48;
   FUSEDSL_VM_INLINE static double erfc_g(double u) {
@@ -403,10 +458,20 @@ FUSEDSL_VM_INLINE double expm1_float_wide(float x) {
   return s * q + (s - 1.0);
 }
 
-/// log(x) for finite x > 0 plus the correction c (added to the small part):
-/// x = 2^k (1 + f), sqrt(1/2) <= 1 + f < sqrt(2).
+/// x with the low half of its significand cleared: products of two such
+/// halves (or of a half and the rest, x - half) are exact.
 template <class T>
-FUSEDSL_VM_INLINE T log_core(T x, T c) {
+FUSEDSL_VM_INLINE T high_half(T x) {
+  return from_bits<T>(bits(x) & fp<T>::split_mask);
+}
+
+/// x = 2^k (1 + f), sqrt(1/2) <= 1 + f < sqrt(2), for finite x > 0.
+template <class T>
+struct log_reduced {
+  T k, f;
+};
+template <class T>
+FUSEDSL_VM_INLINE log_reduced<T> log_reduce(T x) {
   using F = fp<T>;
   using U = uint_t<T>;
   // Subnormal x: scale into the normal range first.
@@ -422,19 +487,53 @@ FUSEDSL_VM_INLINE T log_core(T x, T c) {
   const U e = u >> F::mant;  // k + bias
   const T m = from_bits<T>((u & ((U(1) << F::mant) - 1)) + sqrt_half);
   const T k = (from_bits<T>(bits(F::two_mant) | e) - F::two_mant) - T(F::bias) - kadj;
-  const T f = m - T(1);
+  return {k, m - T(1)};
+}
+/// log(1 + f) = f - hfsq + s (hfsq + R): its parts, s = f / (2 + f).
+template <class T>
+struct log1p_parts {
+  T s, hfsq, R;
+};
+template <class T>
+FUSEDSL_VM_INLINE log1p_parts<T> log1p_split(T f) {
   const T s = f / (T(2) + f);
   const T z = s * s;
-  const T R = z * F::log_p(z);
-  const T hfsq = T(0.5) * f * f;
-  return k * F::ln2_hi + (f - (hfsq - (s * (hfsq + R) + (k * F::ln2_lo + c))));
+  return {s, T(0.5) * f * f, z * fp<T>::log_p(z)};
 }
 
-/// x with the low half of its significand cleared: products of two such
-/// halves (or of a half and the rest, x - half) are exact.
+/// log(x) for finite x > 0 plus the correction c (added to the small part).
 template <class T>
-FUSEDSL_VM_INLINE T high_half(T x) {
-  return from_bits<T>(bits(x) & fp<T>::split_mask);
+FUSEDSL_VM_INLINE T log_core(T x, T c) {
+  using F = fp<T>;
+  const log_reduced<T> r = log_reduce(x);
+  const log1p_parts<T> p = log1p_split(r.f);
+  return r.k * F::ln2_hi + (r.f - (p.hfsq - (p.s * (p.hfsq + p.R) + (r.k * F::ln2_lo + c))));
+}
+
+/// log_B(x) for finite x > 0 (C: fp<T>::log2_constants or log10_constants):
+/// k log_B(2) + log(1 + f) / ln(B), where log(1 + f) = hi + lo with hi of
+/// half width (f - hi is exact: hi is within a factor 2 of f), so that the
+/// two large products are exact and the sum is rounded about once.
+template <class T, class C>
+FUSEDSL_VM_INLINE T log_base_core(T x) {
+  const log_reduced<T> r = log_reduce(x);
+  const log1p_parts<T> p = log1p_split(r.f);
+  const T hi = high_half(r.f - p.hfsq);
+  const T lo = ((r.f - hi) - p.hfsq) + p.s * (p.hfsq + p.R);
+  const T y = r.k * C::k_hi;
+  const T v_hi = hi * C::inv_ln_hi;
+  const T v_lo = (r.k * C::k_lo + (lo + hi) * C::inv_ln_lo) + lo * C::inv_ln_hi;
+  const T w = y + v_hi;  // |y| >= |v_hi| unless k = 0: (y - w) + v_hi is w's rounding error
+  return (v_lo + ((y - w) + v_hi)) + w;
+}
+
+/// The results of log, log2 and log10 for x = +-0, x < 0, +Inf and NaN; y elsewhere.
+template <class T>
+FUSEDSL_VM_INLINE T log_special_values(T x, T y) {
+  y = select(x == T(0), -inf<T>(), y);
+  y = select(x < T(0), nan<T>(), y);
+  y = select(x == inf<T>(), x, y);
+  return select(x != x, x, y);
 }
 
 /// erfc(z) = m * s for 0.45 <= z <= erfc_hi, where z^2 = zz_hi + zz_lo
@@ -603,11 +702,29 @@ FUSEDSL_VM_INLINE T expm1(T x) {
 /// Natural logarithm: <= 1 ulp; log(+-0) = -Inf, log(x < 0) = NaN.
 template <class T>
 FUSEDSL_VM_INLINE T log(T x) {
-  T y = detail::log_core(x, T(0));
-  y = detail::select(x == T(0), -detail::inf<T>(), y);
-  y = detail::select(x < T(0), detail::nan<T>(), y);
-  y = detail::select(x == detail::inf<T>(), x, y);
-  return detail::select(x != x, x, y);
+  return detail::log_special_values(x, detail::log_core(x, T(0)));
+}
+/// Base-2 logarithm: <= 1 ulp, exact at powers of 2; special values as log.
+template <class T>
+FUSEDSL_VM_INLINE T log2(T x) {
+  return detail::log_special_values(x, detail::log_base_core<T, typename detail::fp<T>::log2_constants>(x));
+}
+/// Base-10 logarithm: <= 1 ulp; special values as log.
+template <class T>
+FUSEDSL_VM_INLINE T log10(T x) {
+  return detail::log_special_values(x, detail::log_base_core<T, typename detail::fp<T>::log10_constants>(x));
+}
+
+/// 2^x = 2^n e^r, n = round(x), r = (x - n) ln 2 (x - n is exact, |r| <= ln2/2);
+/// exact for integer x, gradual underflow, overflow to Inf.
+template <class T>
+FUSEDSL_VM_INLINE T exp2(T x) {
+  using F = detail::fp<T>;
+  const T xc = detail::clamp(x, F::exp2_lo, F::exp2_hi);
+  const T k = xc + F::exp_shifter;
+  const T r = (xc - (k - F::exp_shifter)) * F::ln2;
+  const detail::exp_parts<T> e = detail::exp_scale(T(1) + (r + r * r * F::exp_q(r)), k);
+  return e.m * e.s;
 }
 
 /// log(1 + x), relative accuracy near 0: <= 1 ulp; log1p(-1) = -Inf, log1p(x < -1) = NaN.
@@ -704,12 +821,70 @@ FUSEDSL_VM_INLINE T erf(T x) {
   return detail::with_sign_of(detail::select(ax < T(0.875), small, big), x);
 }
 
+/// Complementary error function 1 - erf(x), accurate relative to its value in
+/// the tail (x >> 0) down to the subnormals. float: erfcx(z) e^(-z^2) in double,
+/// z = |x|, with the rational of gelu_erf for erfcx and e^(-z^2) from z^2 taken
+/// exactly; double: 1 - erf(x) for |x| < 0.45, erf's erfc beyond; x < 0: 2 - erfc(|x|).
+template <class T>
+FUSEDSL_VM_INLINE T erfc(T x) {
+  using F = detail::fp<T>;
+  const T ax = detail::abs(x);
+  if constexpr (sizeof(T) == 4) {
+    const float z = detail::select(ax > F::erfc_hi, F::erfc_hi, ax);
+    const double a = double(z) * 1.4142135623730951;  // erfcx_n/d take z sqrt 2
+    const double a2 = a * a;
+    const double zz = double(z) * double(z);  // exact
+    const float zz_hi = static_cast<float>(-zz);
+    const float zz_lo = static_cast<float>(-zz - double(zz_hi));
+    const double y = (F::erfcx_n(a, a2) / F::erfcx_d(a, a2)) * detail::exp_float_wide(zz_hi, zz_lo);
+    return detail::select(x != x, x, detail::select(x >= 0.0f, static_cast<float>(y), static_cast<float>(2.0 - y)));
+  } else {
+    const T z = detail::select(ax > F::erfc_hi, F::erfc_hi, ax);
+    const T small = T(1) - (x + x * F::erf_e(x * x));
+    const detail::split_square<T> zz = detail::square_split(z);
+    const detail::exp_parts<T> c = detail::erfc_split(z, zz.hi, zz.lo);
+    const T tail = c.m * c.s;
+    return detail::select(ax < T(0.45), small, detail::select(x >= T(0), tail, T(2) - tail));
+  }
+}
+
+/// The angle of the point (x, y): atan2(y, x) in [-pi, pi], with C's special
+/// values (signed zeros, infinities). With t = min(|x|, |y|) / max(|x|, |y|):
+/// atan(t) = pi/4 + atan(u) for t > tan(pi/8), u = (t - 1) / (t + 1); then
+/// pi/2 - a where |y| > |x| and pi - a where x < 0 (or -0), and the sign of y.
+/// So the result is m pi/4 + s atan(u) with an integer 0 <= m <= 4 and s = +-1,
+/// from flags of 0 and 1 (exact arithmetic, no branches), in double for both
+/// types; float rounds once at the end.
+template <class T>
+FUSEDSL_VM_INLINE T atan2(T y, T x) {
+  using F = detail::fp<T>;
+  // pi/4 = pio4_hi + pio4_lo, pio4_hi with 50 significant bits: m pio4_hi is exact.
+  constexpr double pio4_hi = 0x1.921fb54442d18p-1, pio4_lo = 0x1.1a62633145c07p-55;
+  const T ax = detail::abs(x), ay = detail::abs(y);
+  const bool swap = ay > ax;
+  const T big = detail::select(swap, ay, ax), small = detail::select(swap, ax, ay);
+  // 0/0, finite/Inf and Inf/Inf become 0/1, 0/1 and 1/1: atan2(+-0, +-0), atan2(y, +-Inf)
+  // and atan2(+-Inf, +-Inf) follow (no Inf enters the arithmetic).
+  const bool big_inf = big == detail::inf<T>();
+  const double den = detail::select((big == T(0)) | big_inf, T(1), big);
+  const double num = detail::select(big_inf, detail::select(small == big, T(1), T(0)), small);
+  const double quarter = detail::select(num > 0.41421356 * den, T(1), T(0));
+  const double s_swap = detail::select(swap, T(-1), T(1));
+  const double s_neg = detail::select((detail::bits(x) & F::sign_mask) != 0, T(-1), T(1));
+  // u = (num - den) / (num + den) rather than from t: one rounding less.
+  const double u = (num - quarter * den) / (den + quarter * num);
+  const double a = u + u * (u * u) * F::atan_p(u * u);
+  const double m = (1.0 - s_neg) * 2.0 + s_neg * ((1.0 - s_swap) + s_swap * quarter);
+  const double r = m * pio4_hi + ((s_neg * s_swap) * a + m * pio4_lo);
+  return detail::select((x != x) | (y != y), x + y, detail::with_sign_of(static_cast<T>(r), y));
+}
+
 namespace detail {
 /// float gelu_erf in float only (no double: 8 lanes with AVX2): with
 /// a = min(|x|, 14.5), h = a/2 erfc(a/sqrt 2) (gelu for x < 0, x - gelu for
 /// x >= 0) is the product of
 ///  - a 2^(n+64) (exact),
-///  - erfc(a/sqrt 2) e^(a^2/2) = gelu_n(a) / gelu_d(a) (one division: with
+///  - erfc(a/sqrt 2) e^(a^2/2) = erfcx_n(a) / erfcx_d(a) (one division: with
 ///    the FMA reduction and the product below, the rational is much faster
 ///    than t = 1/(1 + a/sqrt 2) and a degree-12 polynomial of t;
 ///    bench/RESULTS.md),
@@ -725,7 +900,7 @@ FUSEDSL_VM_INLINE float gelu_erf_float(float x) {
   const reduced_square r = reduce_half_square(a);
   const float e = r.s * F::exp_half_w(r.s, 0x1p-65f) + 0x1p-65f;  // e^(s/2) 2^-65
   const float a2 = a * a;
-  const float h = ((a * pow2(r.k, 64u)) * (F::gelu_n(a, a2) / F::gelu_d(a, a2))) * e;
+  const float h = ((a * pow2(r.k, 64u)) * (F::erfcx_n(a, a2) / F::erfcx_d(a, a2))) * e;
   // x - h for x >= 0, -0 - h = -h for x < 0, and NaN for -Inf (-Inf times 0) and NaN: a product
   // instead of selects between results (faster). -0 for x = -0.
   return x * select(x >= 0.0f, 1.0f, 0.0f) - h;

@@ -87,6 +87,24 @@ FUSEDSL_BITWISE_OPERATOR(<<, shift_left, true)
 FUSEDSL_BITWISE_OPERATOR(>>, shift_right, true)
 #undef FUSEDSL_BITWISE_OPERATOR
 
+namespace detail {
+/// `%` and fx::fmod take integers and floating-point numbers (not bool, as torch).
+template <class E>
+constexpr E remainder_checked(E e) {
+  static_assert(E::value_dtype != dtype::boolean,
+                "fusedsl: % and fx::fmod need integer or floating-point operands, not bool");
+  return e;
+}
+}  // namespace detail
+
+/// a % b: Python's remainder, with the sign of b (torch.remainder); integers:
+/// a divisor of 0 is an error of the run.
+template <class A, class B>
+requires detail::operator_operands<A, B>
+constexpr auto operator%(const A& a, const B& b) {
+  return detail::remainder_checked(make_pointwise<ops::remainder>(a, b));
+}
+
 /// -x
 template <class A>
 requires(operand<A> && !std::is_arithmetic_v<std::remove_cvref_t<A>>) constexpr auto operator-(const A& a) {
@@ -122,6 +140,10 @@ FUSEDSL_UNARY_FUNCTION(cos)
 FUSEDSL_UNARY_FUNCTION(tanh)
 FUSEDSL_UNARY_FUNCTION(sigmoid)
 FUSEDSL_UNARY_FUNCTION(erf)
+FUSEDSL_UNARY_FUNCTION(erfc)
+FUSEDSL_UNARY_FUNCTION(log2)
+FUSEDSL_UNARY_FUNCTION(log10)
+FUSEDSL_UNARY_FUNCTION(exp2)
 FUSEDSL_UNARY_FUNCTION(silu)
 FUSEDSL_UNARY_FUNCTION(gelu)
 FUSEDSL_UNARY_FUNCTION(realize)
@@ -171,6 +193,27 @@ constexpr auto isinf(const A& a) {
 template <operand A>
 constexpr auto isfinite(const A& a) {
   return make_pointwise<ops::lt>(make_pointwise<ops::abs>(a), std::numeric_limits<double>::infinity());
+}
+/// C's remainder of a / b, with the sign of a (torch.fmod); integers: a divisor
+/// of 0 is an error of the run.
+template <operand A, operand B>
+constexpr auto fmod(const A& a, const B& b) {
+  return detail::remainder_checked(make_pointwise<ops::fmod>(a, b));
+}
+/// The angle of the point (b, a) in [-pi, pi] (torch.atan2(a, b)).
+template <operand A, operand B>
+constexpr auto atan2(const A& a, const B& b) {
+  return make_pointwise<ops::atan2>(a, b);
+}
+/// sqrt(a^2 + b^2) without intermediate overflow (torch.hypot).
+template <operand A, operand B>
+constexpr auto hypot(const A& a, const B& b) {
+  return make_pointwise<ops::hypot>(a, b);
+}
+/// a * b + c rounded once for floating types (std::fma); the operands promote.
+template <operand A, operand B, operand C>
+constexpr auto fma(const A& a, const B& b, const C& c) {
+  return make_pointwise<ops::fma>(a, b, c);
 }
 /// a raised to the power b (integer pow for integer operands).
 template <operand A, operand B>

@@ -94,6 +94,10 @@ FUSEDSL_BINARY_OP(div, "/", floating, a / b)
 FUSEDSL_BINARY_OP(maximum, nullptr, promoting, math::nan_max(a, b))
 FUSEDSL_BINARY_OP(minimum, nullptr, promoting, math::nan_min(a, b))
 FUSEDSL_BINARY_OP(pow, nullptr, promoting, math::pow(a, b))
+FUSEDSL_BINARY_OP(remainder, "%", promoting, math::remainder(a, b))
+FUSEDSL_BINARY_OP(fmod, nullptr, promoting, math::fmod(a, b))
+FUSEDSL_BINARY_OP(atan2, nullptr, floating, math::atan2(a, b))
+FUSEDSL_BINARY_OP(hypot, nullptr, floating, math::hypot(a, b))
 FUSEDSL_BINARY_OP(eq, "==", comparison, a == b)
 FUSEDSL_BINARY_OP(ne, "!=", comparison, a != b)
 FUSEDSL_BINARY_OP(lt, "<", comparison, a < b)
@@ -121,6 +125,9 @@ FUSEDSL_UNARY_OP(relu, same, a < T(0) ? T(0) : a)
 FUSEDSL_UNARY_OP(exp, floating, math::exp(a))
 FUSEDSL_UNARY_OP(log, floating, math::log(a))
 FUSEDSL_UNARY_OP(log1p, floating, math::log1p(a))
+FUSEDSL_UNARY_OP(log2, floating, math::log2(a))
+FUSEDSL_UNARY_OP(log10, floating, math::log10(a))
+FUSEDSL_UNARY_OP(exp2, floating, math::exp2(a))
 FUSEDSL_UNARY_OP(expm1, floating, math::expm1(a))
 FUSEDSL_UNARY_OP(sqrt, floating, math::sqrt(a))
 FUSEDSL_UNARY_OP(rsqrt, floating, math::rsqrt(a))
@@ -129,6 +136,7 @@ FUSEDSL_UNARY_OP(cos, floating, math::cos(a))
 FUSEDSL_UNARY_OP(tanh, floating, math::tanh(a))
 FUSEDSL_UNARY_OP(sigmoid, floating, math::sigmoid(a))
 FUSEDSL_UNARY_OP(erf, floating, math::erf(a))
+FUSEDSL_UNARY_OP(erfc, floating, math::erfc(a))
 FUSEDSL_UNARY_OP(gelu, floating, math::gelu_erf(a))
 FUSEDSL_UNARY_OP(gelu_tanh, floating, math::gelu_tanh(a))
 FUSEDSL_UNARY_OP(silu, floating, math::silu(a))
@@ -153,6 +161,17 @@ struct where {
   template <class C, class T>
   FUSEDSL_HOST_DEVICE static constexpr T apply(C c, T a, T b) {
     return math::select(static_cast<bool>(c), a, b);
+  }
+};
+
+/// `a * b + c` rounded once (`fx::fma`): the three operands promote.
+struct fma : rule::promoting {
+  static constexpr const char* name = "fma";
+  static constexpr const char* symbol = nullptr;
+  static constexpr int arity = 3;
+  template <class T>
+  FUSEDSL_HOST_DEVICE static constexpr T apply(T a, T b, T c) {
+    return math::fma(a, b, c);
   }
 };
 

@@ -8,9 +8,11 @@
 /// checks; indexing, broadcasting and reduction order are its own.
 #pragma once
 #include <algorithm>    // std::min
+#include <atomic>       // std::atomic
 #include <type_traits>  // std::is_same_v
 #include <vector>       // std::vector
 
+#include <fusedsl/core/fault.hpp>                    // detail::run_checking_faults, detail::fault_scope
 #include <fusedsl/core/numerics.hpp>                 // wide_numerics, compute_t
 #include <fusedsl/program/detail/bound_leaves.hpp>   // bind_leaves
 #include <fusedsl/program/detail/run_statement.hpp>  // prepare_statement
@@ -51,9 +53,11 @@ std::vector<W> map_each_index(const shape& sizes, F&& f) {
   std::vector<W> values(static_cast<std::size_t>(n));
   constexpr std::int64_t block = 4096;
   const std::int64_t blocks = (n + block - 1) / block;
+  std::atomic<unsigned>* const faults = detail::current_faults;
   // std::vector<bool> packs bits: no concurrent writes there.
 #pragma omp parallel for schedule(static) if (!std::is_same_v <W, bool> && blocks >= 16)
   for (std::int64_t b = 0; b < blocks; ++b) {
+    const detail::fault_scope fault_word(faults);
     shape index = sizes;
     std::int64_t rest = b * block;
     for (int d = sizes.rank() - 1; d >= 0; --d) {
@@ -168,7 +172,9 @@ template <class... Statements, class... Bindings>
 void run_reference(const program<Statements...>& prog, const Bindings&... bindings) {
   using P = program<Statements...>;
   auto leaves = detail::bind_leaves(prog, device::cpu, bindings...);
-  hana::for_each(prog.statements, [&](const auto& s) { reference_detail::run_statement<P>(s, leaves); });
+  detail::run_checking_faults("run_reference", [&] {
+    hana::for_each(prog.statements, [&](const auto& s) { reference_detail::run_statement<P>(s, leaves); });
+  });
 }
 
 }  // namespace fusedsl

@@ -5,6 +5,7 @@
 /// (`accumulate_columns`); the parts of each column then merge in order
 /// (`reduction_columns`).
 #pragma once
+#include <atomic>       // std::atomic
 #include <algorithm>    // std::min, std::max, std::clamp, std::all_of
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
@@ -17,6 +18,7 @@
 #include <fusedsl/backend/cpu/indexing.hpp>        // unravel, step_index
 #include <fusedsl/backend/cpu/reduction_axes.hpp>  // reduction_axes, reduction_state
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_CPU_KERNEL
+#include <fusedsl/core/fault.hpp>                  // detail::current_faults, detail::fault_scope
 #include <fusedsl/core/host_memory.hpp>            // allocate_host, host_array, host_alignment
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
 #include <fusedsl/core/shape.hpp>                  // shape
@@ -149,8 +151,10 @@ void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t
   const std::int64_t part_stride = (columns + per_line - 1) / per_line * per_line;
   const host_array<state> partial(allocate_host<state>(static_cast<std::size_t>(parts * part_stride)));
   Out* out = static_cast<Out*>(t.out);
+  std::atomic<unsigned>* const faults = detail::current_faults;
 #pragma omp parallel if (columns * rows > chunk * chunk)
   {
+    const detail::fault_scope fault_word(faults);
 #pragma omp for schedule(static)
     for (std::int64_t task = 0; task < blocks * parts; ++task) {
       const std::int64_t block = task / parts, part = task % parts;

@@ -15,6 +15,7 @@
 #pragma once
 #include <algorithm>  // std::min
 #include <array>      // std::array
+#include <atomic>     // std::atomic
 #include <cstddef>    // std::byte
 #include <string>     // std::string, std::to_string
 #include <utility>    // std::integer_sequence
@@ -24,6 +25,7 @@
 
 #include <fusedsl/backend/cpu/kernels.hpp>     // pointwise_range, pointwise_chunk, reduction_rows, ...
 #include <fusedsl/core/error.hpp>              // error
+#include <fusedsl/core/fault.hpp>              // detail::run_checking_faults, detail::fault_scope
 #include <fusedsl/core/host_memory.hpp>        // host_vector
 #include <fusedsl/plan/group_schedule.hpp>     // packed_schedule_of, lowered_node_count
 #include <fusedsl/program/program.hpp>         // program
@@ -531,8 +533,10 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
       const std::int64_t per_task = kind == kernel_class::pointwise
                                         ? tile_elements
                                         : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
+      std::atomic<unsigned>* const faults = detail::current_faults;
 #pragma omp parallel if (n.outer * n.inner > tile_elements)
       {
+        const detail::fault_scope fault_word(faults);
 #pragma omp for schedule(static) nowait
         for (std::int64_t b = 0; b < n.outer; b += per_task)
           entries[i].run(call.prog, n, t, kind, b, std::min(n.outer, b + per_task), nullptr);
@@ -552,8 +556,10 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
   if (mode == group_mode::split_rows)
     for (std::size_t i = 0; i < count; ++i)
       part_states[i].resize(static_cast<std::size_t>(group_outer * split_chunks) * entries[i].state_size);
+  std::atomic<unsigned>* const faults = detail::current_faults;
 #pragma omp parallel if (group_outer * inner > tile_elements)
   {
+    const detail::fault_scope fault_word(faults);
     std::vector<host_vector<std::byte>> scratch(scratch_bytes.size());
     for (std::size_t s = 0; s < scratch.size(); ++s) scratch[s].resize(scratch_bytes[s]);
     // Each node's operands in this thread's scratch or in memory, set once.
@@ -660,7 +666,9 @@ struct executor<cpu_target> {
         [&](detail::call_state<P>& call) {
           thread_local std::vector<detail::host_vector<std::byte>> pool;  // buffers between groups
           pool.resize(call.plan.statement.size());
-          for (const auto& g : call.plan.groups) cpu_detail::run_group(call, pool, g, target.fuse);
+          detail::run_checking_faults("run on the CPU", [&] {
+            for (const auto& g : call.plan.groups) cpu_detail::run_group(call, pool, g, target.fuse);
+          });
         },
         bindings...);
   }

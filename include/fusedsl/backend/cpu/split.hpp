@@ -6,6 +6,7 @@
 /// the same parts (executor.hpp), its reductions through `split_part` and
 /// `split_merge`, so that it adds in the same order as a reduction alone.
 #pragma once
+#include <atomic>     // std::atomic
 #include <algorithm>  // std::min
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t
@@ -15,6 +16,7 @@
 #include <fusedsl/backend/cpu/reduction_axes.hpp>  // reduction_axes, reduction_state
 #include <fusedsl/backend/cpu/rows.hpp>            // accumulate
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_FORCEINLINE
+#include <fusedsl/core/fault.hpp>                  // detail::current_faults, detail::fault_scope
 #include <fusedsl/runtime/nodes.hpp>               // node_runtime
 
 namespace fusedsl::cpu_detail {
@@ -64,12 +66,17 @@ void split_merge(const R& r, const node_runtime& n, const tile_operands& t, std:
 template <class Out, class R>
 void reduction_split(const R& r, const node_runtime& n, const tile_operands& t) {
   std::vector<reduction_state<R>> parts(static_cast<std::size_t>(split_chunks));
+  std::atomic<unsigned>* const faults = detail::current_faults;
   for (std::int64_t row = 0; row < n.outer; ++row) {
-#pragma omp parallel for schedule(static)
-    for (std::int64_t c = 0; c < split_chunks; ++c)
-      for_each_split_step(n.inner, c, [&](std::int64_t j0, std::int64_t j1, bool first) {
-        split_part(r, n, t, row, j0, j1, parts[static_cast<std::size_t>(c)], first);
-      });
+#pragma omp parallel
+    {
+      const detail::fault_scope fault_word(faults);
+#pragma omp for schedule(static)
+      for (std::int64_t c = 0; c < split_chunks; ++c)
+        for_each_split_step(n.inner, c, [&](std::int64_t j0, std::int64_t j1, bool first) {
+          split_part(r, n, t, row, j0, j1, parts[static_cast<std::size_t>(c)], first);
+        });
+    }
     split_merge<Out>(r, n, t, row, parts.data());
   }
 }
