@@ -75,6 +75,15 @@ static_assert(dtype_of_expr(fx::all(i32_2d)) == dtype::boolean);
 static_assert(dtype_of_expr(fx::mean(f16_2d)) == dtype::f16);
 static_assert(dtype_of_expr(fx::var(f64_1d)) == dtype::f64);
 static_assert(dtype_of_expr(fx::logsumexp(i32_2d, fx::axis<1>)) == dtype::f32);
+// fx::accumulate<T> changes the accumulator, not the result; an accumulator the kernels
+// compute in anyway (f32 for f16, i64 for integer sums) is the plain reduction.
+using sum_in_f64 = decltype(fx::sum(f32_2d, fx::axis<1>, fx::accumulate<double>));
+static_assert(sum_in_f64::value_dtype == dtype::f32 && sum_in_f64::input_dtype == dtype::f64);
+static_assert(decltype(fx::logsumexp(i32_2d, fx::axes<>, fx::accumulate<double>))::input_dtype == dtype::f64);
+static_assert(
+    std::is_same_v<decltype(fx::mean(f16_2d, fx::axes<>, fx::accumulate<float>)), decltype(fx::mean(f16_2d))>);
+static_assert(
+    std::is_same_v<decltype(fx::sum(i32_2d, fx::axes<>, fx::accumulate<std::int64_t>)), decltype(fx::sum(i32_2d))>);
 // Ranks: broadcasting takes the larger; reductions keep axes unless told.
 static_assert(rank_of(f32_2d + f64_1d) == 2);
 static_assert(rank_of(u8_3d * i64_0d) == 3);
@@ -97,6 +106,11 @@ static_assert(boost::hana::at_c<1>(boost::hana::at_c<0>(fx::exp(f32_2d * 2.0f).a
 static_assert(fx::same_value(fx::exp(f32_2d * 2.0f), fx::exp(f32_2d * 2.0f)));
 static_assert(!fx::same_value(fx::exp(f32_2d * 2.0f), fx::exp(f32_2d * 3.0f)));
 static_assert(!fx::same_value(fx::var(f32_2d, fx::axis<1>), fx::var(f32_2d, fx::axis<1>, fx::correction{0})));
+static_assert(!fx::same_value(fx::var(f32_2d, fx::axis<1>, fx::accumulate<double>),
+                              fx::var(f32_2d, fx::axis<1>, fx::correction{0}, fx::accumulate<double>)));
+// A sum in double and the plain sum of the same operand are two nodes.
+static_assert(boost::hana::length(fx::distinct_nodes<decltype(sum_in_f64{} - fx::sum(f32_2d, fx::axis<1>))>()) ==
+              boost::hana::size_c<2>);
 // `==` of two expressions is an expression (a C++ equality of the node types would
 // give a bool for two operands of one type, and silently turn `x != x` into false).
 static_assert(fx::is_kind<decltype(fx::exp(f32_2d) == fx::exp(f32_2d)), fx::kind::pointwise>);

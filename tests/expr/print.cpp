@@ -15,4 +15,6 @@ TEST_CASE("expressions print in DSL spelling") {
   CHECK(fx::to_string(fx::cast<fx::bfloat16>(-x)) == "cast<bf16>(-x)");
   CHECK(fx::to_string(fx::where(x > 0, x, 0.5)) == "where(x > 0, x, 0.5)");
   CHECK(fx::to_string(fx::var(x, fx::axis<-1>, fx::correction{0})) == "var(x, axis<-1>, correction 0)");
+  CHECK(fx::to_string(fx::sum(x, fx::axis<0>, fx::accumulate<double>, fx::drop_axes)) ==
+        "sum(x, axis<0>, accumulate f64, drop_axes)");
 }

@@ -1,5 +1,6 @@
 // Axis handling of reductions: kept axes broadcasting back, outputs of
-// another rank, argmax/var/mean over several axes, and long f32 rows.
+// another rank, argmax/var/mean over several axes, long f32 rows, and f32
+// rows, columns and all axes accumulated in double (fx::accumulate).
 #include "reductions.hpp"
 
 using namespace fusedsl_tests;
@@ -65,4 +66,65 @@ TEST_CASE("long rows: f32 sums, variances and logsumexp of 1023 values stay with
     for (int j = 0; j < 1023; ++j) s += tr(i, j);
     CHECK(sums(i) == doctest::Approx(s).epsilon(1e-5).scale(10));
   }
+}
+
+TEST_CASE("fx::accumulate<double>: f32 sums, means and variances of rows, columns and all axes rounded once") {
+  constexpr fx::in<"r", float, 2> r;
+  constexpr std::int64_t rows = 4, cols = 8192;
+  // Sums exact in double that f32 accumulation gets many ulps wrong (tolerance 0 against the
+  // oracle, whose double sums are exact too).
+  const auto wide = fx::testing::cancelling_tensor(rows, cols, 1405);
+  const auto tall = fx::testing::cancelling_tensor(cols, rows, 1406);
+  const tolerance exact{0, 0};
+  const auto row_sums =
+      check_against_oracle(fx::sum(r, fx::axis<1>, fx::drop_axes, fx::accumulate<double>), {rows}, exact, r(wide));
+  const auto column_sums =
+      check_against_oracle(fx::sum(r, fx::axis<0>, fx::drop_axes, fx::accumulate<double>), {rows}, exact, r(tall));
+  const auto total =
+      check_against_oracle(fx::sum(r, fx::axes<>, fx::drop_axes, fx::accumulate<double>), {}, exact, r(wide));
+  const auto means =
+      check_against_oracle(fx::mean(r, fx::axis<-1>, fx::drop_axes, fx::accumulate<double>), {rows}, exact, r(wide));
+  double all = 0;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    double row = 0, column = 0;
+    for (std::int64_t j = 0; j < cols; ++j) row += wide(i, j), column += tall(j, i);
+    all += row;
+    CHECK(row_sums(i) == static_cast<float>(row));
+    CHECK(column_sums(i) == static_cast<float>(column));
+    CHECK(means(i) == static_cast<float>(row / cols));
+  }
+  CHECK(total.data()[0] == static_cast<float>(all));
+
+  // The f32 sum is another node, one kernel with the double one: their difference is its rounding error.
+  constexpr fx::out<"d", float, 1> d;
+  constexpr fx::program both{d = fx::sum(r, fx::axis<1>, fx::drop_axes, fx::accumulate<double>) -
+                                 fx::sum(r, fx::axis<1>, fx::drop_axes)};
+  static_assert(fx::kernel_count(both) == 1);
+  fx::tensor<float> errors({rows});
+  both.run(fx::cpu, r(wide), d(errors));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    INFO("row ", i, ": sum ", row_sums(i), ", f32 error ", errors(i));
+    CHECK(errors(i) != 0);
+  }
+
+  // Variance of values 4096 + a multiple of 2^-11 (a spread small against the mean, where f32
+  // loses most): within an ulp of the exact value.
+  auto offset = random_tensor<float>({rows, cols}, 1407, 0.0, 1.0);
+  for (std::int64_t k = 0; k < offset.numel(); ++k)
+    offset.data()[k] = 4096.0f + std::floor(offset.data()[k] * 2048.0f) / 2048.0f;
+  const auto variances =
+      check_against_oracle(fx::var(r, fx::axis<1>, fx::drop_axes, fx::correction{0}, fx::accumulate<double>), {rows},
+                           tolerance{0x1p-24, 0}, r(offset));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    double mean = 0, squares = 0;
+    for (std::int64_t j = 0; j < cols; ++j) mean += offset(i, j) / double{cols};
+    for (std::int64_t j = 0; j < cols; ++j) squares += (offset(i, j) - mean) * (offset(i, j) - mean);
+    CHECK(variances(i) == doctest::Approx(squares / cols).epsilon(0x1p-23).scale(0));
+  }
+  // Layer normalization with statistics in double is one kernel, as without.
+  constexpr fx::out<"y", float, 2> y;
+  constexpr fx::program normalize{
+      y = (r - fx::mean(r, fx::axis<1>, fx::accumulate<double>)) *
+          fx::rsqrt(fx::var(r, fx::axis<1>, fx::correction{0}, fx::accumulate<double>) + 1e-5f)};
+  static_assert(fx::kernel_count(normalize) == 1);
 }

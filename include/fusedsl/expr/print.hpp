@@ -82,6 +82,8 @@ printed print(const E& e) {
     std::string options = E::axes_type::count ? axes_text(typename E::axes_type{}) : std::string();
     if constexpr (requires { e.op.correction; })
       if (e.op.correction != 1) options += ", correction " + number_text(e.op.correction);
+    if constexpr (requires { E::op_type::accumulation; })
+      options += std::string(", accumulate ") + name(E::op_type::accumulation);
     if (!E::keep_axes) options += ", drop_axes";
     return {std::string(E::op_type::name) + "(" + print(e.arg).text + options + ")", atom_precedence};
   } else if constexpr (requires { E::name; }) {

@@ -5,6 +5,8 @@
 #pragma once
 #include <algorithm>  // std::sort
 
+#include <fusedsl/core/numerics.hpp>       // compute_t, kernel_numerics
+#include <fusedsl/core/promote.hpp>        // promote
 #include <fusedsl/expr/expression.hpp>     // expression, operand, as_expr
 #include <fusedsl/expr/reduction_ops.hpp>  // ops::sum, ...
 
@@ -73,9 +75,54 @@ struct correction {
   double value = 1;
 };
 
+/// Option of sum, prod, mean, var, std and logsumexp: accumulate in element
+/// type `T` (`fx::accumulate<double>` adds f32 data up in double); see
+/// `fx::accumulate`.
+template <class T>
+struct accumulate_t {
+  static_assert(element<T>,
+                "fusedsl: fx::accumulate<T> needs an element type: double, float, fx::half, fx::bfloat16 or an "
+                "integer type");
+  /// The accumulation dtype (any one for a non-element `T`: the assertion reports it).
+  static constexpr dtype value = [] {
+    if constexpr (element<T>) return dtype_of<T>;
+    else return dtype::f64;
+  }();
+};
+/// Accumulate a reduction in `T`: `sum(x, axis<1>, fx::accumulate<double>)`
+/// sums f32 data in double, in the same kernel; the result keeps its dtype
+/// (f32 here), rounded once at the end.
+template <class T>
+inline constexpr accumulate_t<T> accumulate{};
+
 namespace detail {
 template <class Option>
-inline constexpr bool is_reduction_option = std::is_same_v<Option, drop_axes_t> || std::is_same_v<Option, correction>;
+inline constexpr bool is_accumulate = false;
+template <class T>
+inline constexpr bool is_accumulate<accumulate_t<T>> = true;
+template <class Option>
+inline constexpr bool is_reduction_option =
+    std::is_same_v<Option, drop_axes_t> || std::is_same_v<Option, correction> || is_accumulate<Option>;
+
+/// The accumulation dtype that `Options` ask for, or `natural` (the
+/// reduction's own) without `fx::accumulate`.
+template <dtype natural, class... Options>
+constexpr dtype requested_accumulation() {
+  dtype d = natural;
+  (
+      [&] {
+        if constexpr (is_accumulate<Options>) d = Options::value;
+      }(),
+      ...);
+  return d;
+}
+/// True when accumulating in `requested` loses nothing against the
+/// reduction's own `natural` accumulation dtype: the same category
+/// (floating-point data accumulates in a floating-point type, integers in an
+/// integer type) and at least as wide.
+constexpr bool widens(dtype natural, dtype requested) {
+  return is_floating_point(natural) == is_floating_point(requested) && promote(natural, requested) == requested;
+}
 }  // namespace detail
 
 /// Builds a reduction, checking the axes, the options and the operand's
@@ -89,7 +136,7 @@ constexpr auto make_reduce(Op op, const A& a, axes_t<Axes...>, Options... option
   static_assert(!Op::needs_floating || is_floating_point(Arg::value_dtype),
                 "fusedsl: mean, var and std need a floating-point operand: cast it first, e.g. fx::cast<float>(x)");
   static_assert((detail::is_reduction_option<Options> && ...),
-                "fusedsl: unknown reduction option: expected fx::drop_axes or fx::correction{...}");
+                "fusedsl: unknown reduction option: expected fx::drop_axes, fx::correction{...} or fx::accumulate<T>");
   constexpr bool has_correction = (std::is_same_v<Options, correction> || ...);
   static_assert(
       !has_correction || requires { op.correction; }, "fusedsl: fx::correction applies to var and std only");
@@ -100,8 +147,20 @@ constexpr auto make_reduce(Op op, const A& a, axes_t<Axes...>, Options... option
         }(),
         ...);
   }
+  constexpr bool has_accumulate = (detail::is_accumulate<Options> || ...);
+  static_assert(!has_accumulate || Op::adds_up,
+                "fusedsl: fx::accumulate applies to sum, prod, mean, var, std and logsumexp only");
+  constexpr dtype natural = Op::input_dtype(Arg::value_dtype);
+  constexpr dtype acc = detail::requested_accumulation<natural, Options...>();
+  static_assert(!Op::adds_up || detail::widens(natural, acc),
+                "fusedsl: fx::accumulate<T> must not be narrower than the reduction's own accumulator, nor of another "
+                "kind: float or double for floating-point data and logsumexp (double for f64 data), std::int64_t for "
+                "integer sums and products");
   constexpr bool keep = !(std::is_same_v<Options, drop_axes_t> || ...);
-  return reduce<Op, axes_t<Axes...>, keep, Arg>{op, as_expr(a)};
+  // An accumulator that the kernels compute in anyway (f32 for f16 data) is the plain reduction, the same node.
+  if constexpr (std::is_same_v<compute_t<kernel_numerics, acc>, compute_t<kernel_numerics, natural>>)
+    return reduce<Op, axes_t<Axes...>, keep, Arg>{op, as_expr(a)};
+  else return reduce<ops::accumulate_in<Op, acc>, axes_t<Axes...>, keep, Arg>{{op}, as_expr(a)};
 }
 
 #define FUSEDSL_REDUCTION_FUNCTION(NAME, OP)                                \

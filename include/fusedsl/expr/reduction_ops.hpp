@@ -46,12 +46,17 @@ struct reduction_base {
   static constexpr bool needs_elements = false;
   /// Only floating-point operands (mean, var, std); integers must be cast first.
   static constexpr bool needs_floating = false;
+  /// Adds values up (sum, prod, mean, var, std, logsumexp), so that
+  /// `fx::accumulate<T>` may choose the type it adds in; max, min, argmax,
+  /// argmin, any and all select a value and have nothing to round.
+  static constexpr bool adds_up = false;
   constexpr bool operator==(const reduction_base&) const = default;
 };
 
 /// Sum; integers and bool sum in i64.
 struct sum : reduction_base {
   static constexpr const char* name = "sum";
+  static constexpr bool adds_up = true;
   static constexpr dtype input_dtype(dtype x) { return detail::widen_integers(x); }
   static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
   template <class T>
@@ -76,6 +81,7 @@ struct sum : reduction_base {
 /// Product; integers and bool multiply in i64.
 struct prod : reduction_base {
   static constexpr const char* name = "prod";
+  static constexpr bool adds_up = true;
   static constexpr dtype input_dtype(dtype x) { return detail::widen_integers(x); }
   static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
   template <class T>
@@ -100,6 +106,7 @@ struct prod : reduction_base {
 /// Arithmetic mean of floating-point values (NaN over zero elements).
 struct mean : reduction_base {
   static constexpr const char* name = "mean";
+  static constexpr bool adds_up = true;
   static constexpr bool needs_floating = true;
   static constexpr dtype input_dtype(dtype x) { return x; }
   static constexpr dtype result_dtype(dtype x) { return x; }
@@ -243,6 +250,7 @@ using all = logical_reduction<false>;
 template <bool Root>
 struct moment : reduction_base {
   static constexpr const char* name = Root ? "std" : "var";
+  static constexpr bool adds_up = true;
   static constexpr bool needs_floating = true;
   static constexpr dtype input_dtype(dtype x) { return x; }
   static constexpr dtype result_dtype(dtype x) { return x; }
@@ -312,6 +320,7 @@ using std_dev = moment<true>;
 /// log(sum(exp(x))) computed online: a running max and a sum scaled to it.
 struct logsumexp : reduction_base {
   static constexpr const char* name = "logsumexp";
+  static constexpr bool adds_up = true;
   static constexpr dtype input_dtype(dtype x) { return detail::to_floating(x); }
   static constexpr dtype result_dtype(dtype x) { return input_dtype(x); }
   template <class T>
@@ -373,6 +382,19 @@ struct logsumexp : reduction_base {
     return s.max + math::log(s.sum);
   }
   constexpr bool operator==(const logsumexp&) const = default;
+};
+
+/// Reduction `Base` accumulating in dtype `Acc` (`fx::accumulate<T>`): the
+/// operand converts to `Acc`'s compute type and adds up in it; the result
+/// keeps `Base`'s dtype, rounded once, when it is stored. A type of its own,
+/// so that every backend and the oracle take `Acc` from `input_dtype` as for
+/// any reduction, and `sum(x)` and the sum of x in double are different nodes.
+template <class Base, dtype Acc>
+struct accumulate_in : Base {
+  static constexpr dtype accumulation = Acc;
+  static constexpr dtype input_dtype(dtype) { return Acc; }
+  static constexpr dtype result_dtype(dtype x) { return Base::result_dtype(x); }
+  constexpr bool operator==(const accumulate_in&) const = default;
 };
 
 }  // namespace fusedsl::ops
