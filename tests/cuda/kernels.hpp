@@ -423,6 +423,50 @@ void row_strategies_case() {
         "sum(x * sum(x, axis 0), axis 1)");
 }
 
+/// `fx::accumulate<double>` in every reduction kernel class: a row group (sum, mean and
+/// var of each row, one kernel) over short rows, rows of one chunk and few long rows
+/// (split across blocks), columns and full sums, of values whose f32 sums round many
+/// ulps away but whose double sums are exact (`cancelling_tensor`): the sums and means
+/// equal the oracle's, rounded once.
+inline void accumulate_case() {
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::out<"s", float, 1> s;
+  constexpr fx::out<"m", float, 1> m;
+  constexpr fx::out<"v", float, 1> v;
+  constexpr fx::out<"t", float, 0> t;
+  constexpr fx::program rows{s = fx::sum(x, fx::axis<1>, fx::drop_axes, fx::accumulate<double>),
+                             m = fx::mean(x, fx::axis<1>, fx::drop_axes, fx::accumulate<double>),
+                             v = fx::var(x, fx::axis<1>, fx::drop_axes, fx::correction{0}, fx::accumulate<double>)};
+  constexpr fx::program columns{s = fx::sum(x, fx::axis<0>, fx::drop_axes, fx::accumulate<double>)};
+  constexpr fx::program full{t = fx::sum(x, fx::axes<>, fx::drop_axes, fx::accumulate<double>)};
+  CHECK(fx::kernel_count(rows) == 1);
+  const fx::testing::tolerance exact{0, 0}, variance{2e-7, 0};
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{34, 8}, {34, 4098}, {300, 16384}, {2, 1000004}};
+  for (const auto& [r, n] : shapes) {
+    const std::string what = std::to_string(r) + " x " + std::to_string(n) + " in double";
+    const auto hx = fx::testing::cancelling_tensor(r, n, 20);
+    const auto dx = hx.to(device::cuda);
+    tensor<float> es({r}), em({r}), ev({r});
+    fx::run_reference(rows, x(hx), s(es), m(em), v(ev));
+    tensor<float> ds = poisoned<float>({r}), dm = poisoned<float>({r}), dv = poisoned<float>({r});
+    rows.run(fx::cuda(), x(dx), s(ds), m(dm), v(dv));
+    check(ds, es, exact, "rows, " + what + " (sum)");
+    check(dm, em, exact, "rows, " + what + " (mean)");
+    check(dv, ev, variance, "rows, " + what + " (var)");
+    tensor<float> et(shape{});
+    fx::run_reference(full, x(hx), t(et));
+    tensor<float> dt = poisoned<float>(shape{});
+    full.run(fx::cuda(), x(dx), t(dt));
+    check(dt, et, exact, "full sum, " + what);
+    const auto hc = fx::testing::cancelling_tensor(n, r, 21);
+    tensor<float> ec({r});
+    fx::run_reference(columns, x(hc), s(ec));
+    tensor<float> dc = poisoned<float>({r});
+    columns.run(fx::cuda(), x(hc.to(device::cuda)), s(dc));
+    check(dc, ec, exact, "columns, " + std::to_string(n) + " x " + std::to_string(r) + " in double");
+  }
+}
+
 /// Adam's in-place update (inout tensors, a param): one pointwise kernel.
 template <class T>
 void adam_case() {

@@ -16,7 +16,8 @@
 //
 // A program: one element type (f32, f64, i32, i64 or bf16), a main shape of rank 1-3 with odd
 // sizes, inputs of that shape or broadcastable to it, 1-5 statements writing outputs, inouts
-// (updated in place), locals (read only after written) and kept- or dropped-axis reductions.
+// (updated in place), locals (read only after written) and kept- or dropped-axis reductions,
+// some of them accumulating in double.
 #include <cstdint>     // std::uint64_t
 #include <cstdio>      // std::printf
 #include <cstdlib>     // std::system, std::strtoull
@@ -52,6 +53,13 @@ struct expr {
   int axis = 0;       ///< reduce: the axis
   bool full = false;  ///< value has the program's main shape (not only broadcastable to it)
   std::vector<expr> args;
+  bool in_double = false;  ///< reduce: with fx::accumulate<double>
+
+  /// A reduction's call with its axis and options (`drop`: fx::drop_axes).
+  std::string reduction_cpp(bool drop) const {
+    return "fx::" + name + "(" + args[0].cpp() + ", fx::axis<" + std::to_string(axis) + ">" +
+           (drop ? ", fx::drop_axes" : "") + (in_double ? ", fx::accumulate<double>" : "") + ")";
+  }
 
   std::string cpp() const {
     switch (k) {
@@ -77,7 +85,7 @@ struct expr {
             name == ">>")
           return "(" + args[0].cpp() + " " + name + " " + args[1].cpp() + ")";
         return "fx::" + name + "(" + args[0].cpp() + ", " + args[1].cpp() + ")";
-      case kind::reduce: return "fx::" + name + "(" + args[0].cpp() + ", fx::axis<" + std::to_string(axis) + ">)";
+      case kind::reduce: return reduction_cpp(false);
     }
     return "?";
   }
@@ -232,6 +240,7 @@ class generator {
     static const char* ir[] = {"sum", "max", "min", "prod"};
     std::string op = is_float(p_.type) ? fr[pick(8)] : ir[pick(4)];
     expr r{expr::kind::reduce, op, "", pick(static_cast<int>(p_.shape.size())), false, {make(depth - 1, true)}};
+    r.in_double = accumulates_in_double(op);
     if (!need_full) return r;
     expr other = make(depth - 1, true);
     return expr{expr::kind::binary, chance(50) ? "-" : "*", "", 0, true, {other, r}};
@@ -258,6 +267,7 @@ class generator {
       st.target = ph.name;
       st.value =
           expr{expr::kind::reduce, is_float(p_.type) ? fr[pick(7)] : ir[pick(4)], "", axis, false, {make(2, true)}};
+      st.value.in_double = accumulates_in_double(st.value.name);
       if (drop) st.value.value = "drop";
       p_.statements.push_back(st);
       return;
@@ -274,6 +284,11 @@ class generator {
     if (!fresh.empty()) readable_.push_back(fresh);  // sequential semantics: later statements see it
   }
   bool has(const std::string& n) const { return p_.find(n) != nullptr; }
+  /// Whether a reduction `op` accumulates in double (fx::accumulate<double>): a quarter of
+  /// the floating-point reductions that add up.
+  bool accumulates_in_double(const std::string& op) {
+    return is_float(p_.type) && op != "max" && op != "min" && chance(25);
+  }
 
   std::mt19937_64 rng_;
   program p_;
@@ -316,9 +331,7 @@ std::string emit(const program& p, const std::string& title, bool explain_only =
   o += "  constexpr fx::program prog{\n";
   for (const auto& s : p.statements) {
     std::string value = s.value.cpp();
-    if (s.value.k == expr::kind::reduce && s.value.value == "drop")
-      value = "fx::" + s.value.name + "(" + s.value.args[0].cpp() + ", fx::axis<" + std::to_string(s.value.axis) +
-              ">, fx::drop_axes)";
+    if (s.value.k == expr::kind::reduce && s.value.value == "drop") value = s.value.reduction_cpp(true);
     o += "      " + s.target + " " + s.op + " " + value + ",\n";
   }
   o += "  };\n";
