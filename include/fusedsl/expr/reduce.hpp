@@ -75,9 +75,8 @@ struct correction {
   double value = 1;
 };
 
-/// Option of sum, prod, mean, var, std and logsumexp: accumulate in element
-/// type `T` (`fx::accumulate<double>` adds f32 data up in double); see
-/// `fx::accumulate`.
+/// The type of `fx::accumulate<T>`, an option of sum, prod, mean, var, std
+/// and logsumexp.
 template <class T>
 struct accumulate_t {
   static_assert(element<T>,
