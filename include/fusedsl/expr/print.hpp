@@ -6,6 +6,7 @@
 #include <sstream>                // std::ostringstream
 #include <string>                 // std::string
 
+#include <fusedsl/expr/index.hpp>        // index_leaf
 #include <fusedsl/expr/pointwise.hpp>    // pointwise
 #include <fusedsl/expr/reduce.hpp>       // reduce, axes_t
 #include <fusedsl/expr/tensor_leaf.hpp>  // tensor_leaf
@@ -86,6 +87,8 @@ printed print(const E& e) {
       options += std::string(", accumulate ") + name(E::op_type::accumulation);
     if (!E::keep_axes) options += ", drop_axes";
     return {std::string(E::op_type::name) + "(" + print(e.arg).text + options + ")", atom_precedence};
+  } else if constexpr (is_index_node<E>) {
+    return {"index<" + std::to_string(E::axis) + ">", atom_precedence};
   } else if constexpr (requires { E::name; }) {
     return {std::string(E::name.view()), atom_precedence};
   } else if constexpr (requires { e.value; }) {
@@ -97,8 +100,8 @@ printed print(const E& e) {
 }  // namespace detail
 
 /// The expression in DSL spelling, with the parentheses C++ would need.
-/// Placeholders and params print their names; tensors used directly print
-/// as `tensor[sizes]`.
+/// Placeholders and params print their names, index leaves as `index<1>`;
+/// tensors used directly print as `tensor[sizes]`.
 template <class E>
 requires expression<E> std::string to_string(const E& e) { return detail::print(e).text; }
 

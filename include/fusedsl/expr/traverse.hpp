@@ -3,6 +3,7 @@
 /// subexpression types (as `hana::type`s), leaf counts, and the
 /// distinct reductions of an expression.
 #pragma once
+#include <algorithm>    // std::max
 #include <array>        // std::array
 #include <cstddef>      // std::size_t
 #include <type_traits>  // std::conditional_t, std::is_same_v
@@ -11,6 +12,7 @@
 #include <fusedsl/core/hana.hpp>        // hana: operands and type lists
 #include <fusedsl/core/numerics.hpp>    // compute_t, kernel_numerics
 #include <fusedsl/expr/expression.hpp>  // constant
+#include <fusedsl/expr/index.hpp>       // is_index_node
 #include <fusedsl/expr/pointwise.hpp>   // pointwise
 #include <fusedsl/expr/reduce.hpp>      // reduce
 
@@ -195,16 +197,33 @@ constexpr std::size_t leaf_slots() {
   else return 1;
 }
 
-/// The stored element type of each leaf slot of a loop over `E`, in slot
-/// order (as `hana::type`s).
+/// The leaf types of a loop over `E`, in slot order (as `hana::type`s).
 template <class E>
-constexpr auto leaf_element_types() {
+constexpr auto leaf_types() {
   if constexpr (is_inlined<E>)
     return hana::unpack(detail::children<E>::value, [](auto... c) {
-      return hana::flatten(hana::make_tuple(hana::make_tuple(), leaf_element_types<typename decltype(c)::type>()...));
+      return hana::flatten(hana::make_tuple(hana::make_tuple(), leaf_types<typename decltype(c)::type>()...));
     });
   else if constexpr (is_constant_node<E>) return hana::make_tuple();
-  else return hana::make_tuple(hana::type_c<leaf_storage_t<E>>);
+  else return hana::make_tuple(hana::type_c<E>);
+}
+/// The leaf type at slot `Slot` of a loop over `E`.
+template <class E, std::size_t Slot>
+using leaf_at = typename decltype(+hana::at_c<Slot>(leaf_types<E>()))::type;
+
+/// The largest rank of the index leaves a loop over `E` computes (0 without
+/// any): the rank its space needs. Index leaves under a node of their own
+/// are not counted: their space is that node's operand.
+template <class E>
+constexpr int index_rank() {
+  if constexpr (is_index_node<E>) return E::rank;
+  else if constexpr (is_inlined<E>)
+    return hana::unpack(detail::children<E>::value, [](auto... c) {
+      int rank = 0;
+      ((rank = std::max(rank, index_rank<typename decltype(c)::type>())), ...);
+      return rank;
+    });
+  else return 0;
 }
 
 /// Calls `f(node)` for every occurrence of node type `N` in `e`, in post-order.

@@ -23,7 +23,7 @@
 #include <utility>      // std::move
 #include <vector>       // std::vector
 
-#include <fusedsl/expr/traverse.hpp>            // post_order, first_index_of, makes_node
+#include <fusedsl/expr/traverse.hpp>            // post_order, first_index_of, makes_node, is_index_node
 #include <fusedsl/graph/detail/index_expr.hpp>  // detail::to_decimal
 #include <fusedsl/graph/graph.hpp>              // graph, node_spec, deps
 #include <fusedsl/program/program.hpp>          // program, placeholder, role
@@ -89,6 +89,7 @@ enum class cell_kind : unsigned char {
   placeholder,  ///< a named tensor
   tensor,       ///< a tensor inside the expression: an input of its own
   scalar,       ///< constants and params: no memory
+  index,        ///< `fx::index<A>`: no memory (Inductor's index expressions), size 1 on each of its axes
 };
 
 /// One subexpression of a statement's value, as plain data. A statement is
@@ -103,7 +104,7 @@ struct cell {
   std::string_view name;           ///< placeholders: the name
   const char* op = nullptr;        ///< nodes: the reduction's name, or "realize"
   bool holds_value = false;        ///< placeholders: version 0 is a value (in, inout)
-  int rank = 0;                    ///< placeholders: their rank; nodes: the operand's rank
+  int rank = 0;                    ///< placeholders and index leaves: their rank; nodes: the operand's rank
   bool reduction = false;          ///< nodes: a reduction (else a realized value)
   bool keep_axes = false;          ///< reductions: reduced axes stay as size-1 axes
   int axis_count = 0;              ///< reductions: reduced axes listed (0: all)
@@ -144,6 +145,9 @@ constexpr cell cell_of() {
     c.rank = E::rank;
   } else if constexpr (requires { std::declval<E>().view; }) {
     c.kind = cell_kind::tensor;
+  } else if constexpr (is_index_node<E>) {
+    c.kind = cell_kind::index;
+    c.rank = E::rank;
   }
   return c;
 }
@@ -293,6 +297,7 @@ struct statement_lowering {
         add_read(reads, "tensor" + detail::to_decimal(tensors++), axes, 4);  // planned as float32
         return axes;
       }
+      case cell_kind::index: return std::vector<int>(static_cast<std::size_t>(e.rank), unit_axis);
       default: return {};
     }
   }

@@ -10,6 +10,7 @@
 #include <fusedsl/core/shape.hpp>          // max_rank
 #include <fusedsl/expr/expression.hpp>     // operand, as_expr
 #include <fusedsl/expr/pointwise.hpp>      // make_pointwise: compound assignments
+#include <fusedsl/expr/traverse.hpp>       // index_rank
 #include <fusedsl/program/binding.hpp>     // tensor_binding, param_binding
 #include <fusedsl/program/statement.hpp>   // assign
 #include <fusedsl/tensor/tensor.hpp>       // tensor
@@ -61,6 +62,9 @@ struct placeholder {
     static_assert(
         Role != role::in,
         "fusedsl: cannot assign to an input placeholder: declare it fx::out<...> or fx::inout<...> to write it");
+    static_assert(Rank == dynamic_rank || index_rank<as_expr_t<E>>() <= Rank,
+                  "fusedsl: fx::index axis out of range of the statement's target: use an axis in [-rank, rank) of "
+                  "the target (inside a reduction, of its operand)");
     return assign<placeholder, as_expr_t<E>>{*this, as_expr(value)};
   }
   /// `target += value` is `target = target + value`.

@@ -100,14 +100,23 @@ dense<W> read_view(const tensor_view<T>& v) {
           })};
 }
 
-/// The whole value of `e`.
-template <class Leaves, class E>
-dense<wide_t<E>> evaluate(Leaves& leaves, const E& e) {
+/// The whole value of `e`, part of a node computed over `space` (a
+/// statement's target, a reduction's or realized value's operand): index
+/// leaves are positions in it.
+template <class P, class E>
+dense<wide_t<E>> evaluate(detail::bound_leaves<P>& leaves, const E& e, const shape& space) {
   using W = wide_t<E>;
   if constexpr (is_constant_node<E>) {
     return {shape{}, {static_cast<W>(e.value)}};
+  } else if constexpr (is_index_node<E>) {
+    const int along = index_axis(E::axis, space.rank());
+    return {space, map_each_index<W>(space, [&](const shape& index) { return static_cast<W>(index[along]); })};
   } else if constexpr (is_pointwise_node<E>) {
-    const auto operands = hana::transform(e.args, [&](const auto& a) { return evaluate(leaves, a); });
+    const shape operand_space = [&] {
+      if constexpr (is_realize_node<E>) return detail::shape_context<P>{leaves}.shape_of(hana::at_c<0>(e.args));
+      else return space;
+    }();
+    const auto operands = hana::transform(e.args, [&](const auto& a) { return evaluate(leaves, a, operand_space); });
     shape sizes;
     hana::for_each(operands, [&](const auto& o) { sizes = broadcast_shapes(sizes, o.sizes); });
     return {sizes, map_each_index<W>(sizes, [&](const shape& index) {
@@ -124,7 +133,7 @@ dense<wide_t<E>> evaluate(Leaves& leaves, const E& e) {
             })};
   } else if constexpr (is_reduction_node<E>) {
     using acc_type = compute_t<wide_numerics, E::input_dtype>;
-    const auto in = evaluate(leaves, e.arg);
+    const auto in = evaluate(leaves, e.arg, detail::shape_context<P>{leaves}.shape_of(e.arg));
     const unsigned mask = detail::reduced_axes_mask<E>(in.sizes.rank());
     shape kept = in.sizes, reduced = in.sizes;
     for (int d = 0; d < in.sizes.rank(); ++d) (mask & (1u << d) ? kept : reduced)[d] = 1;
@@ -150,8 +159,8 @@ dense<wide_t<E>> evaluate(Leaves& leaves, const E& e) {
 template <class P, class S>
 void run_statement(const S& s, detail::bound_leaves<P>& leaves) {
   detail::prepare_statement<P>(s, leaves, device::cpu);
-  const auto value = evaluate(leaves, s.value);
   auto& target = leaves.template slot<typename S::target_type>().view;
+  const auto value = evaluate(leaves, s.value, target.sizes());
   using T = typename S::target_type::element_type;
   for_each_index(target.sizes(), [&](const shape& index) {
     std::int64_t offset = 0;

@@ -17,7 +17,7 @@
 #include <fusedsl/core/hana.hpp>      // hana::for_each, hana::unpack
 #include <fusedsl/core/numerics.hpp>  // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>  // evaluate, reader_holds
-#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_element_types, is_inlined, makes_node, children
+#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_types, is_inlined, makes_node, children
 
 namespace fusedsl::cpu_detail {
 
@@ -67,9 +67,14 @@ struct chunk_leaves {
   static constexpr std::size_t slots = leaf_slots<E>();
   static constexpr std::size_t widest = [] {
     std::size_t w = 1;
-    hana::for_each(leaf_element_types<E>(), [&](auto t) { w = std::max(w, sizeof(typename decltype(t)::type)); });
+    hana::for_each(leaf_types<E>(),
+                   [&](auto t) { w = std::max(w, sizeof(leaf_storage_t<typename decltype(t)::type>)); });
     return w;
   }();
+  /// True when a slot is an index leaf: its chunk is computed into the
+  /// staging, never read in place, so no chunk may be longer than `chunk`.
+  static constexpr bool computes_slots =
+      hana::any_of(leaf_types<E>(), [](auto t) { return hana::bool_c<is_index_node<typename decltype(t)::type>>; });
   alignas(64) std::byte staging[slots == 0 ? 1 : slots][chunk * widest];
   const void* leaf[slots + 1] = {};
   /// The element a slot's staging holds `spread[k]` copies of (a broadcast
@@ -80,13 +85,21 @@ struct chunk_leaves {
   std::int64_t spread[slots + 1] = {};
 
   /// Points slot K at `n` elements starting at `data[base]` with `step`:
-  /// directly when the step is 1, else through a local copy.
+  /// directly when the step is 1, else through a local copy. An index leaf's
+  /// offsets are its values: they are computed into the staging.
   void prepare(const void* const* data, const std::int64_t* base, const std::int64_t* step, std::int64_t n) {
     std::size_t k = 0;
-    hana::for_each(leaf_element_types<E>(), [&](auto t) {
-      using T = typename decltype(t)::type;
-      const T* from = static_cast<const T*>(data[k]) + base[k];
+    hana::for_each(leaf_types<E>(), [&](auto t) {
+      using L = typename decltype(t)::type;
+      using T = leaf_storage_t<L>;
       T* to = reinterpret_cast<T*>(staging[k]);
+      if constexpr (is_index_node<L>) {
+        for (std::int64_t i = 0; i < n; ++i) to[i] = base[k] + i * step[k];
+        leaf[k] = to;
+        ++k;
+        return;
+      }
+      const T* from = static_cast<const T*>(data[k]) + base[k];
       if (step[k] == 1) {
         leaf[k] = from;
       } else if (step[k] == 0) {
@@ -112,10 +125,18 @@ struct chunk_leaves {
                     const std::int64_t* step, std::int64_t rows, std::int64_t cols) {
     if (rows == 1) return prepare(data, base, step, cols);
     std::size_t k = 0;
-    hana::for_each(leaf_element_types<E>(), [&](auto t) {
-      using T = typename decltype(t)::type;
-      const T* from = static_cast<const T*>(data[k]) + base[k];
+    hana::for_each(leaf_types<E>(), [&](auto t) {
+      using L = typename decltype(t)::type;
+      using T = leaf_storage_t<L>;
       T* to = reinterpret_cast<T*>(staging[k]);
+      if constexpr (is_index_node<L>) {
+        for (std::int64_t i = 0; i < rows; ++i)
+          for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = base[k] + i * row_step[k] + j * step[k];
+        leaf[k] = to;
+        ++k;
+        return;
+      }
+      const T* from = static_cast<const T*>(data[k]) + base[k];
       if (step[k] == 1 && row_step[k] == cols) {
         spread_from[k] = nullptr;
         leaf[k] = from;

@@ -69,11 +69,12 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   // not per row (a division per chunk is a noticeable share of an in-cache column sum).
   // Leaves that all step by 1 are read in place, so their chunks may be as
   // wide as the row: the per-chunk work then comes once per row, not per
-  // 128 columns.
+  // 128 columns (not with index leaves: they are computed into a chunk's staging).
   struct column_chunk {
     std::int64_t first, width, offset[slots + 1];
   };
-  const bool in_place = std::all_of(step, step + slots, [](std::int64_t s) { return s == 1; });
+  const bool in_place =
+      !chunk_leaves<Arg>::computes_slots && std::all_of(step, step + slots, [](std::int64_t s) { return s == 1; });
   const std::int64_t widest = in_place ? c1 - c0 : chunk;
   std::vector<column_chunk> chunks;
   for (std::int64_t c = c0; c < c1;) {

@@ -253,20 +253,6 @@ using loop_t = std::remove_cvref_t<decltype(loop_of<distinct_at<D, J>>(std::decl
 template <class D, int J>
 inline constexpr bool is_reduction_at = distinct_at<D, J> >= 0 && is_reduction_node<node_t<D, J>>;
 
-/// The leaf types of a loop over `E`, in slot order (as hana::types).
-template <class E>
-constexpr auto leaf_types() {
-  if constexpr (is_inlined<E>)
-    return hana::unpack(detail::children<E>::value, [](auto... c) {
-      return hana::flatten(hana::make_tuple(hana::make_tuple(), leaf_types<typename decltype(c)::type>()...));
-    });
-  else if constexpr (is_constant_node<E>) return hana::make_tuple();
-  else return hana::make_tuple(hana::type_c<E>);
-}
-/// The leaf type at slot `Slot` of a loop over `E`.
-template <class E, std::size_t Slot>
-using leaf_at = typename decltype(+hana::at_c<Slot>(leaf_types<E>()))::type;
-
 template <class D, int... J>
 constexpr std::array<int, sizeof...(J) + 1> make_slot_bases(std::integer_sequence<int, J...>) {
   const int slots[] = {static_cast<int>(leaf_slots<loop_t<D, J>>())..., 0};

@@ -62,6 +62,11 @@ shape prepare_statement(const S& s, bound_leaves<P>& leaves, device where) {
     throw error("fusedsl: the statement " + to_string(s.target) + " = " + to_string(s.value) +
                 " assigns a value of shape " + to_string(value_shape) + " to " + describe_leaf<Target>() +
                 " of shape " + to_string(slot.view.sizes()));
+  // A statement's value is computed over its target's shape: its index leaves need their axes there.
+  if (index_rank<typename S::value_type>() > slot.view.rank())
+    throw error("fusedsl: the statement " + to_string(s.target) + " = " + to_string(s.value) +
+                " reads fx::index of an axis that " + describe_leaf<Target>() + " of rank " +
+                std::to_string(slot.view.rank()) + " does not have: use an axis in [-rank, rank) of the target");
   check_repeated_reductions(s.value);
   return value_shape;
 }

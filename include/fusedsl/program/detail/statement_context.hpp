@@ -100,6 +100,10 @@ struct shape_context {
         throw error("fusedsl: " + std::string(E::op_type::name) + " over no elements: " + to_string(e) +
                     " reduces a tensor of shape " + to_string(in) + "; it has no value there");
       return out;
+    } else if constexpr (is_index_node<E>) {
+      shape ones;  // it takes the sizes of the space it is broadcast into
+      for (int d = 0; d < E::rank; ++d) ones.push_back(1);
+      return ones;
     } else if constexpr (requires { e.view; }) {
       return e.view.sizes();
     } else if constexpr (requires { E::role_of; }) {
