@@ -8,6 +8,7 @@
 /// `constexpr auto prog = fx::program{...}` (see docs/backends-cuda.md).
 #pragma once
 #include <cstdint>  // std::int64_t
+#include <limits>   // std::numeric_limits
 #include <string>   // std::to_string
 #include <tuple>    // std::tuple
 #include <utility>  // std::pair
@@ -464,6 +465,46 @@ inline void accumulate_case() {
     tensor<float> dc = poisoned<float>({r});
     columns.run(fx::cuda(), x(hc.to(device::cuda)), s(dc));
     check(dc, ec, exact, "columns, " + std::to_string(n) + " x " + std::to_string(r) + " in double");
+  }
+}
+
+/// Index leaves (fx::index<A>, computed by the kernels, no memory): an iota
+/// into contiguous rows (vector stores) and into a transposed output
+/// (element by element), a causal softmax (the row kernels: short, long and
+/// vectorized rows) and causal column sums (the column kernel).
+template <class T>
+void index_case() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::out<"y", T, 2> y;
+  constexpr fx::out<"c", T, 2> c;
+  constexpr fx::program iota{y = fx::index<0> * 1000 + fx::index<-1> + x};
+  constexpr auto masked = fx::where(fx::index < 1 >> fx::index<0>, -std::numeric_limits<float>::infinity(), x);
+  constexpr auto e = fx::exp(masked - fx::max(masked, fx::axis<1>));
+  constexpr fx::program causal{y = e / fx::sum(e, fx::axis<1>)};
+  constexpr fx::program columns{c = fx::sum(fx::where(fx::index<0> <= fx::index<1>, x, 0), fx::axis<0>)};
+  static_assert(fx::kernel_count(iota) == 1 && fx::kernel_count(causal) == 1);
+  for (const shape& sizes : {shape{3, 1}, shape{3, 7}, shape{5, 1023}, shape{300, 16}, shape{300, 17}, shape{40, 4097},
+                             shape{300, 16392}, shape{1023, 37}}) {
+    const auto hx = input<T>(sizes, 17);
+    const auto dx = hx.to(device::cuda);
+    const std::string what = std::to_string(sizes[0]) + " x " + std::to_string(sizes[1]);
+    tensor<T> ey(sizes), es(sizes), ec({1, sizes[1]});
+    fx::run_reference(iota, x(hx), y(ey));
+    fx::run_reference(causal, x(hx), y(es));
+    fx::run_reference(columns, x(hx), c(ec));
+    tensor<T> dy = poisoned<T>(sizes), dt = poisoned<T>({sizes[1], sizes[0]}), ds = poisoned<T>(sizes),
+              dc = poisoned<T>({1, sizes[1]});
+    iota.run(fx::cuda(), x(dx), y(dy));
+    iota.run(fx::cuda(), x(dx), y(dt.view().transpose(0, 1)));
+    causal.run(fx::cuda(), x(dx), y(ds));
+    columns.run(fx::cuda(), x(dx), c(dc));
+    check(dy, ey, fx::testing::default_tolerance<T>(3), "iota, " + what);
+    check(fx::contiguous(dt.view().transpose(0, 1)), ey, fx::testing::default_tolerance<T>(3),
+          "iota into a transposed output, " + what);
+    fx::testing::tolerance tol = fx::testing::default_tolerance<T>(6);
+    tol.atol = std::max(tol.atol, 1e-6 * static_cast<double>(sizes[1]) * (std::is_same_v<T, float> ? 1 : 100));
+    check(ds, es, tol, "causal softmax, " + what);
+    check(dc, ec, sum_tolerance<T>(sizes[0]), "causal column sums, " + what);
   }
 }
 

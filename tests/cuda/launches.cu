@@ -5,6 +5,7 @@
 // costs the host nothing per replay. Not yet one launch: groups with pointwise nodes over few long rows (softmax of 4 x
 // 2^20) run node by node (docs/backends.md).
 #include <cstdint>  // std::int64_t
+#include <limits>   // std::numeric_limits
 #include <vector>   // std::vector
 
 #include <cuda_runtime_api.h>  // cudaStreamBeginCapture, cudaGraph*
@@ -90,12 +91,17 @@ constexpr fx::program softmax{y = fx::exp(x - fx::max(x, fx::axis<1>)) /
 constexpr fx::program column_sum{c = fx::sum(x, fx::axis<0>)};
 constexpr fx::program row_sum{c = fx::sum(x, fx::axis<1>, fx::drop_axes)};
 constexpr fx::program centered{y = x - fx::mean(x, fx::axis<0>)};
+// A causal softmax: its index leaves are computed in the row kernel, not launched or read.
+constexpr auto masked = fx::where(fx::index < 1 >> fx::index<0>, -std::numeric_limits<float>::infinity(), x);
+constexpr fx::program causal_softmax{y = fx::exp(masked - fx::max(masked, fx::axis<1>)) /
+                                         fx::sum(fx::exp(masked - fx::max(masked, fx::axis<1>)), fx::axis<1>)};
 
 }  // namespace
 
 TEST_CASE("launches: a captured run has a kernel per group, two for a column group") {
   SUBCASE("pointwise") { check_launches(pointwise, y, {1000, 300}, {1000, 300}, 1, 1); }
   SUBCASE("rows") { check_launches(softmax, y, {2048, 1000}, {2048, 1000}, 1, 1); }
+  SUBCASE("rows with index leaves") { check_launches(causal_softmax, y, {2048, 1000}, {2048, 1000}, 1, 1); }
   SUBCASE("short rows") { check_launches(softmax, y, {50000, 10}, {50000, 10}, 1, 1); }
   SUBCASE("split rows") { check_launches(row_sum, c, {3, 1 << 20}, {3}, 1, 1); }
   SUBCASE("columns, one chunk of rows") { check_launches(column_sum, c, {16, 65536}, {65536}, 1, 2); }

@@ -24,7 +24,7 @@
 #include <cuda_runtime_api.h>  // cudaGetLastError, cudaMalloc, cudaDeviceGetAttribute
 
 #include <fusedsl/backend/cuda/kernels.hpp>        // the kernels, group_args, is_param_leaf
-#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_index, node_table, leaf_at
+#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_index, node_table
 #include <fusedsl/core/error.hpp>                  // error
 #include <fusedsl/lower/lowering.hpp>              // lower: node names for messages
 #include <fusedsl/program/program.hpp>             // program

@@ -13,10 +13,10 @@
 #include <utility>      // std::declval
 
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
-#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, leaf_at, producer, distinct_at, slot_base
+#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, producer, distinct_at, slot_base
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
-#include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t, node_storage_t, makes_node
+#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_at, leaf_storage_t, node_storage_t, makes_node, is_index_node
 
 namespace fusedsl::cuda_detail {
 
@@ -160,7 +160,20 @@ template <class L>
 inline constexpr bool is_param_leaf = !requires {
   L::role_of;
 }
-&&!makes_node<L> && !requires { std::declval<L>().view; };
+&&!makes_node<L> && !requires { std::declval<L>().view; }
+&&!is_index_node<L>;
+
+/// An index leaf's values at `at` and the V - 1 positions after it along
+/// the kept axes (`AlongKept`) or the reduced ones: its offsets, computed
+/// (its operand is a virtual tensor of stride 1 along its axis; no memory).
+template <bool AlongKept, int V, class Index, class T>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void index_values(const operand& o, const space_args& s, const position<Index>& at,
+                                                     T* to) {
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+    to[v] =
+        static_cast<T>(offset(o, s, AlongKept ? position<Index>{at.row + v, at.j} : position<Index>{at.row, at.j + v}));
+}
 /// A param's value.
 template <class T>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T param_value(const operand& o) {
@@ -212,7 +225,9 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
     using T = leaf_storage_t<L>;
     auto& to = slot_of<S>(out);
     const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
-    if (!gather_held<P, J, S, false>(a, regs.nodes, to)) {
+    if constexpr (is_index_node<L>) {
+      index_values<true, V>(o, a.space, at, to);
+    } else if (!gather_held<P, J, S, false>(a, regs.nodes, to)) {
       const T* data = static_cast<const T*>(o.data);
       if constexpr (V == 1) {
         to[0] = data[offset(o, a.space, at)];

@@ -191,7 +191,9 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_vector(const group_args<P>& a, co
         }
       }
     }
-    if (!done) load_vector_at<V, Full>(a.space, o, c, k, to);
+    if constexpr (is_index_node<L>)
+      index_values<false, V>(o, a.space, position<std::int64_t>{c.row, c.base + c.at(k)}, to);
+    else if (!done) load_vector_at<V, Full>(a.space, o, c, k, to);
     gather_vector<P, J, S + 1, V, Full>(a, regs, c, k, uniform, out);
   }
 }

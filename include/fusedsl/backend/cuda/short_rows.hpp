@@ -83,7 +83,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_element(const group_args<P>& a, c
         }
       }
     }
-    if (!done) to[0] = static_cast<const T*>(o.data)[offset(o, a.space, position<std::int64_t>{r.row, j})];
+    if constexpr (is_index_node<L>) index_values<false, 1>(o, a.space, position<std::int64_t>{r.row, j}, to);
+    else if (!done) to[0] = static_cast<const T*>(o.data)[offset(o, a.space, position<std::int64_t>{r.row, j})];
     gather_element<P, J, S + 1>(a, regs, staged, r, j, out);
   }
 }
