@@ -15,9 +15,9 @@
 //       (docs/testing.md).
 //
 // A program: one element type (f32, f64, i32, i64 or bf16), a main shape of rank 1-3 with odd
-// sizes, inputs of that shape or broadcastable to it, 1-5 statements writing outputs, inouts
-// (updated in place), locals (read only after written) and kept- or dropped-axis reductions,
-// some of them accumulating in double.
+// sizes, inputs of that shape or broadcastable to it, index leaves (fx::index<k>), 1-5
+// statements writing outputs, inouts (updated in place), locals (read only after written) and
+// kept- or dropped-axis reductions, some of them accumulating in double.
 #include <cstdint>     // std::uint64_t
 #include <cstdio>      // std::printf
 #include <cstdlib>     // std::system, std::strtoull
@@ -202,10 +202,23 @@ class generator {
     return i[pick(5)];
   }
 
-  // A random expression over readable placeholders; with need_full its value has the main shape.
+  // `fx::index<k>` along an axis of the main shape (k < 0 counts from the end): int64, which
+  // promotes to the program's type where a tensor of it meets the index, or makes an integer
+  // program's value i64 (stored into its i32 targets). In f64 programs it is cast first: an
+  // index-only subexpression under a function would otherwise compute in f32 (the dtype of
+  // `exp(int64)`), far outside the f64 tolerance.
+  std::string index_leaf() {
+    const int rank = static_cast<int>(p_.shape.size());
+    const std::string leaf = "fx::index<" + std::to_string(pick(2 * rank) - rank) + ">";
+    return p_.type == element::f64 ? "fx::cast<double>(" + leaf + ")" : leaf;
+  }
+
+  // A random expression over readable placeholders (and index leaves); with need_full its
+  // value has the main shape.
   expr make(int depth, bool need_full) {
     if (depth == 0 || chance(25)) {
       if (!need_full && chance(20)) return expr{expr::kind::constant, "", constant(), 0, false, {}};
+      if (!need_full && chance(15)) return expr{expr::kind::leaf, index_leaf(), "", 0, false, {}};
       std::vector<std::string> candidates;
       for (const auto& n : readable_) {
         const placeholder* ph = p_.find(n);
