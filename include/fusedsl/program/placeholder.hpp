@@ -64,7 +64,7 @@ struct placeholder {
         "fusedsl: cannot assign to an input placeholder: declare it fx::out<...> or fx::inout<...> to write it");
     static_assert(Rank == dynamic_rank || index_rank<as_expr_t<E>>() <= Rank,
                   "fusedsl: fx::index axis out of range of the statement's target: use an axis in [-rank, rank) of "
-                  "the target (inside a reduction, of its operand)");
+                  "the target");
     return assign<placeholder, as_expr_t<E>>{*this, as_expr(value)};
   }
   /// `target += value` is `target = target + value`.
