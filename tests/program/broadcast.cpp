@@ -108,7 +108,7 @@ TEST_CASE("index leaves: a causal softmax is one kernel, causal sums of rows and
   constexpr fx::out<"p", float, 2> p;
   constexpr fx::program causal{p = e / fx::sum(e, fx::axis<1>)};
   static_assert(fx::kernel_count(causal) == 1);
-  for (const fx::shape sizes : {fx::shape{37, 37}, fx::shape{5, 300}}) {
+  for (const fx::shape& sizes : {fx::shape{37, 37}, fx::shape{5, 300}}) {
     const auto tx = random_tensor<float>(sizes, 907);
     const auto probabilities =
         check_against_oracle(e / fx::sum(e, fx::axis<1>), sizes, reduction_tolerance<float>(), x(tx));
