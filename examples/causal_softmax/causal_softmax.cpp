@@ -1,6 +1,6 @@
 // Causal (masked) softmax of attention scores, as in a decoder's self-attention:
 // query i attends to keys 0..i only. The mask comes from index leaves
-// (fx::index<1> > fx::index<0>: the key is after the query), so there is no
+// (fx::index<0> < fx::index<1>: the key is after the query), so there is no
 // mask tensor to build or read, and the whole softmax is one kernel, as
 // Inductor makes it.
 #include <cmath>    // INFINITY
@@ -18,7 +18,7 @@ int main() {
   constexpr fx::in<"scores", float, 2> scores;  // [queries, keys]
   constexpr fx::param<"scale", float> scale;    // 1 / sqrt(head size)
   constexpr fx::out<"p", float, 2> p;
-  constexpr auto masked = fx::where(fx::index < 1 >> fx::index<0>, -INFINITY, scores * scale);
+  constexpr auto masked = fx::where(fx::index<0> < fx::index<1>, -INFINITY, scores * scale);
   constexpr auto e = fx::exp(masked - fx::max(masked, fx::axis<-1>));
   constexpr fx::program causal_softmax{p = e / fx::sum(e, fx::axis<-1>)};
   static_assert(fx::kernel_count(causal_softmax) == 1);

@@ -478,7 +478,7 @@ void index_case() {
   constexpr fx::out<"y", T, 2> y;
   constexpr fx::out<"c", T, 2> c;
   constexpr fx::program iota{y = fx::index<0> * 1000 + fx::index<-1> + x};
-  constexpr auto masked = fx::where(fx::index < 1 >> fx::index<0>, -std::numeric_limits<float>::infinity(), x);
+  constexpr auto masked = fx::where(fx::index<0> < fx::index<1>, -std::numeric_limits<float>::infinity(), x);
   constexpr auto e = fx::exp(masked - fx::max(masked, fx::axis<1>));
   constexpr fx::program causal{y = e / fx::sum(e, fx::axis<1>)};
   constexpr fx::program columns{c = fx::sum(fx::where(fx::index<0> <= fx::index<1>, x, 0), fx::axis<0>)};

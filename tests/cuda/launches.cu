@@ -92,7 +92,7 @@ constexpr fx::program column_sum{c = fx::sum(x, fx::axis<0>)};
 constexpr fx::program row_sum{c = fx::sum(x, fx::axis<1>, fx::drop_axes)};
 constexpr fx::program centered{y = x - fx::mean(x, fx::axis<0>)};
 // A causal softmax: its index leaves are computed in the row kernel, not launched or read.
-constexpr auto masked = fx::where(fx::index < 1 >> fx::index<0>, -std::numeric_limits<float>::infinity(), x);
+constexpr auto masked = fx::where(fx::index<0> < fx::index<1>, -std::numeric_limits<float>::infinity(), x);
 constexpr fx::program causal_softmax{y = fx::exp(masked - fx::max(masked, fx::axis<1>)) /
                                          fx::sum(fx::exp(masked - fx::max(masked, fx::axis<1>)), fx::axis<1>)};
 
