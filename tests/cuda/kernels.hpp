@@ -142,6 +142,40 @@ void operators_and_functions_case() {
   }
 }
 
+/// Random numbers (fx::rand, fx::randn, fx::dropout) and a reduction over
+/// them, on CUDA against the CPU kernels: rand and dropout bit for bit (the
+/// same integer arithmetic at the same positions, whatever kernel class and
+/// output layout), randn within an f32 ulp (the math libraries' log and cos).
+inline void random_case() {
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::param<"seed", std::int64_t> seed;
+  constexpr fx::out<"u", float, 2> u;
+  constexpr fx::out<"n", float, 2> n;
+  constexpr fx::out<"d", float, 2> d;
+  constexpr fx::out<"r", float, 2> r;
+  constexpr fx::program draws{u = fx::rand(seed, 3), n = fx::randn(seed, 3), d = fx::dropout(x, 0.1f, seed, 11)};
+  constexpr fx::program rows{r = fx::sum(fx::dropout(x, 0.5f, seed, 11), fx::axis<1>)};
+  constexpr fx::program uniforms{u = fx::rand(seed, 3)};
+  for (const shape& sizes : {shape{7, 3}, shape{1023, 37}, shape{64, 70001}}) {
+    const std::string what = std::to_string(sizes[0]) + " x " + std::to_string(sizes[1]);
+    const auto hx = input<float>(sizes, 23);
+    tensor<float> cu(sizes), cn(sizes), cd(sizes), cr({sizes[0], 1});
+    draws.run(fx::cpu, x(hx), seed(2024), u(cu), n(cn), d(cd));
+    rows.run(fx::cpu, x(hx), seed(2024), r(cr));
+    tensor<float> du = poisoned<float>(sizes), dn = poisoned<float>(sizes), dd = poisoned<float>(sizes),
+                  dr = poisoned<float>({sizes[0], 1}), dt = poisoned<float>({sizes[1], sizes[0]});
+    const auto dx = hx.to(device::cuda);
+    draws.run(fx::cuda(), x(dx), seed(2024), u(du), n(dn), d(dd));
+    rows.run(fx::cuda(), x(dx), seed(2024), r(dr));
+    uniforms.run(fx::cuda(), seed(2024), u(dt.view().transpose(0, 1)));
+    check(du, cu, {0, 0}, "rand, " + what);
+    check(fx::contiguous(dt.view().transpose(0, 1)), cu, {0, 0}, "rand into a transposed output, " + what);
+    check(dd, cd, {0, 0}, "dropout, " + what);
+    check(dn, cn, {1.2e-7, 1e-7}, "randn, " + what);
+    check(dr, cr, sum_tolerance<float>(sizes[1]), "row sums of dropout, " + what);
+  }
+}
+
 /// The sum's element type of T (integers sum in i64).
 template <class T>
 using sum_t = fx::element_t<fx::ops::sum::result_dtype(fx::dtype_of<T>)>;

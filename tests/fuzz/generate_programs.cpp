@@ -15,9 +15,10 @@
 //       (docs/testing.md).
 //
 // A program: one element type (f32, f64, i32, i64 or bf16), a main shape of rank 1-3 with odd
-// sizes, inputs of that shape or broadcastable to it, index leaves (fx::index<k>), 1-5
-// statements writing outputs, inouts (updated in place), locals (read only after written) and
-// kept- or dropped-axis reductions, some of them accumulating in double.
+// sizes, inputs of that shape or broadcastable to it, index leaves (fx::index<k>), random
+// numbers (fx::rand, fx::randn), 1-5 statements writing outputs, inouts (updated in place),
+// locals (read only after written) and kept- or dropped-axis reductions, some of them
+// accumulating in double.
 #include <cstdint>     // std::uint64_t
 #include <cstdio>      // std::printf
 #include <cstdlib>     // std::system, std::strtoull
@@ -213,12 +214,21 @@ class generator {
     return p_.type == element::f64 ? "fx::cast<double>(" + leaf + ")" : leaf;
   }
 
-  // A random expression over readable placeholders (and index leaves); with need_full its
-  // value has the main shape.
+  // fx::rand or fx::randn (f32, drawn at each element's position: the kernels' values are
+  // the oracle's exactly), cast to the program's type; integers draw in [0, 8).
+  std::string random_leaf() {
+    const std::string stream = std::to_string(pick(100)) + ", " + std::to_string(pick(1000));
+    if (!is_float(p_.type)) return "fx::cast<" + std::string(cpp_type(p_.type)) + ">(fx::rand(" + stream + ") * 8)";
+    return "fx::cast<" + std::string(cpp_type(p_.type)) + ">(fx::" + (chance(50) ? "rand(" : "randn(") + stream + "))";
+  }
+
+  // A random expression over readable placeholders (and index and random leaves); with
+  // need_full its value has the main shape.
   expr make(int depth, bool need_full) {
     if (depth == 0 || chance(25)) {
       if (!need_full && chance(20)) return expr{expr::kind::constant, "", constant(), 0, false, {}};
       if (!need_full && chance(15)) return expr{expr::kind::leaf, index_leaf(), "", 0, false, {}};
+      if (!need_full && chance(8)) return expr{expr::kind::leaf, random_leaf(), "", 0, false, {}};
       std::vector<std::string> candidates;
       for (const auto& n : readable_) {
         const placeholder* ph = p_.find(n);

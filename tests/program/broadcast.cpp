@@ -1,6 +1,6 @@
-// Broadcasting by rank, rank-0 placeholders and index leaves (which take the
-// sizes of the space they are broadcast into): the CPU executor against the
-// oracle and against hand-computed values.
+// Broadcasting by rank, rank-0 placeholders, and index leaves and random
+// numbers (which take the sizes of the space they are broadcast into): the CPU
+// executor against the oracle and against hand-computed values.
 #include "common.hpp"
 
 using namespace fusedsl_tests;
@@ -156,4 +156,52 @@ TEST_CASE("index leaves: fused statements of one space, and a reduction of a dyn
   fx::run_reference(causal_sums, d(td), s(rs));
   FUSEDSL_CHECK_CLOSE(ts.view(), rs.view(), reduction_tolerance<float>());
   CHECK(ts(1, 2, 0) == doctest::Approx(td(1, 2, 0) + td(1, 2, 1) + td(1, 2, 2)).epsilon(1e-5));
+}
+
+TEST_CASE("random numbers: Philox at each element's row-major position, whatever the output's layout") {
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::param<"seed", std::int64_t> seed;
+  constexpr fx::out<"u", float, 2> u;
+  constexpr fx::out<"n", float, 2> n;
+  constexpr fx::out<"d", float, 2> d;
+  constexpr fx::out<"r", float, 2> r;
+  constexpr fx::program draws{u = fx::rand(seed, 5), n = fx::randn(seed, 5), d = fx::dropout(x, 0.25f, seed, 9),
+                              r = fx::sum(x * fx::rand(seed, 0), fx::axis<1>)};
+  const std::int64_t rows = 301, cols = 257;  // a row is longer than a CPU chunk
+  const auto tx = random_tensor<float>({rows, cols}, 61, 0.5, 2.0);
+  fx::tensor<float> tu({rows, cols}), tn({rows, cols}), td({rows, cols}), tr({rows, 1});
+  fx::tensor<float> eu({rows, cols}), en({rows, cols}), ed({rows, cols}), er({rows, 1});
+  fx::tensor<float> transposed({cols, rows});
+  draws.run(fx::cpu, x(tx), seed(1234), u(tu), n(tn), d(td), r(tr));
+  fx::run_reference(draws, x(tx), seed(1234), u(eu), n(en), d(ed), r(er));
+  // The kernels' numbers are the oracle's, bit for bit (the same integer arithmetic).
+  CHECK(fx::testing::mismatch(tu.view(), eu.view(), {0, 0}).empty());
+  CHECK(fx::testing::mismatch(tn.view(), en.view(), {0, 0}).empty());
+  CHECK(fx::testing::mismatch(td.view(), ed.view(), {0, 0}).empty());
+  CHECK(fx::testing::mismatch(tr.view(), er.view(), reduction_tolerance<float>()).empty());
+  // Element (i, j) draws at position i * cols + j, also into a transposed output.
+  fx::program{u = fx::rand(seed, 5)}.run(fx::cpu, seed(1234), u(transposed.view().transpose(0, 1)));
+  double mean = 0, squares = 0, zeros = 0;
+  bool at_position = true, scaled = true;
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const auto w = fx::philox::draw(1234, 5, static_cast<std::uint64_t>(i * cols + j));
+      at_position = at_position && tu(i, j) == fx::philox::uniform(w.w[0]) && transposed(j, i) == tu(i, j) &&
+                    tn(i, j) == fx::philox::normal(w.w[0], w.w[1]);
+      const bool dropped =
+          fx::philox::uniform(fx::philox::draw(1234, 9, static_cast<std::uint64_t>(i * cols + j)).w[0]) < 0.25f;
+      scaled = scaled && td(i, j) == (dropped ? 0.0f : tx(i, j) / 0.75f);
+      mean += tn(i, j), squares += double(tn(i, j)) * tn(i, j), zeros += dropped;
+    }
+  CHECK(at_position);
+  CHECK(scaled);
+  const double count = double(rows * cols);
+  CHECK(std::abs(mean / count) < 5 / std::sqrt(count));
+  CHECK(std::abs(squares / count - 1) < 0.02);
+  CHECK(std::abs(zeros / count - 0.25) < 0.01);
+  // Another seed or offset: another stream.
+  fx::tensor<float> other({rows, cols});
+  fx::program{u = fx::rand(seed, 6)}.run(fx::cpu, seed(1234), u(other));
+  CHECK(other(0, 0) != tu(0, 0));
+  CHECK(other(0, 0) == tu(0, 1));  // offset 6 at position 0 is offset 5 at position 1
 }

@@ -3,8 +3,10 @@
 /// 1, 2, 3", SC 2011): a counter-based generator, so that any element's
 /// random number is a pure function of (key, counter) and the CPU and CUDA
 /// kernels, which visit elements in different orders, give the same values.
-/// Integer arithmetic only: bit-identical on every host and device.
+/// The generator and `uniform` are integer arithmetic only: bit-identical on
+/// every host and device.
 #pragma once
+#include <cmath>    // std::sqrt, std::log, std::cos
 #include <cstdint>  // std::uint32_t, std::uint64_t
 
 #include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
@@ -46,6 +48,15 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr words draw(std::uint64_t seed,
 /// (every value exact in float, so the same on every backend).
 FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr float uniform(std::uint32_t word) {
   return static_cast<float>(word >> 8) * 0x1p-24f;
+}
+
+/// A standard normal float from two words (Box-Muller in double: u1 in
+/// (0, 1], u2 in [0, 1)): the double value differs between math libraries
+/// in its last bits at most, so the float rounds alike on the host and the
+/// device but where that value is within those bits of a rounding boundary.
+FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE float normal(std::uint32_t w0, std::uint32_t w1) {
+  const double u1 = (static_cast<double>(w0) + 1.0) * 0x1p-32, u2 = static_cast<double>(w1) * 0x1p-32;
+  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586477 * u2));
 }
 
 }  // namespace fusedsl::philox

@@ -6,6 +6,7 @@
 #include <fusedsl/core/hana.hpp>  // hana: operands and type lists
 
 #include <fusedsl/expr/expression.hpp>     // expression, operand, as_expr
+#include <fusedsl/expr/index.hpp>          // detail::flat_position
 #include <fusedsl/expr/pointwise_ops.hpp>  // ops::*
 
 namespace fusedsl {
@@ -225,6 +226,29 @@ template <operand C, operand A, operand B>
 constexpr auto where(const C& condition, const A& a, const B& b) {
   return make_pointwise<ops::where>(condition, a, b);
 }
+/// A uniform f32 in [0, 1) for each element of the space it is computed in:
+/// Philox-4x32-10 at the element's row-major position plus `offset`, keyed
+/// by `seed` (integers: params or numbers), so the same on the CPU and on
+/// CUDA for the same seed, offset and shape. Draw the next numbers of a
+/// stream with `offset` advanced by the element count (torch's philox offset).
+template <operand S, operand O>
+constexpr auto rand(const S& seed, const O& offset) {
+  return make_pointwise<ops::rand>(detail::flat_position, seed, offset);
+}
+/// A standard normal f32 for each element, as fx::rand draws it (Box-Muller
+/// of the same Philox output): see docs/dsl.md for how alike the backends are.
+template <operand S, operand O>
+constexpr auto randn(const S& seed, const O& offset) {
+  return make_pointwise<ops::randn>(detail::flat_position, seed, offset);
+}
+/// Dropout as torch's in training: each element of `x` is 0 with
+/// probability `p`, else `x / (1 - p)`; the mask is fx::rand(seed, offset) < p,
+/// the same on every backend.
+template <operand X, operand Pr, operand S, operand O>
+constexpr auto dropout(const X& x, const Pr& p, const S& seed, const O& offset) {
+  return where(rand(seed, offset) < p, 0, x / (1 - as_expr(p)));
+}
+
 /// Converts to element type `T` (`fx::cast<float>(x)`).
 template <element T, operand A>
 constexpr auto cast(const A& a) {

@@ -5,10 +5,12 @@
 /// serves the kernels (f32 compute) and the reference interpreter (f64).
 #pragma once
 #include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint64_t
 #include <type_traits>  // std::is_integral_v
 
 #include <fusedsl/core/config.hpp>      // FUSEDSL_HOST_DEVICE
 #include <fusedsl/core/math.hpp>        // math::*
+#include <fusedsl/core/philox.hpp>      // philox::draw, uniform, normal
 #include <fusedsl/expr/expression.hpp>  // operand_info, promote_operands
 
 namespace fusedsl::ops {
@@ -49,6 +51,18 @@ struct comparison {
   template <std::size_t N>
   static constexpr dtype operand_dtype(const operand_info (&o)[N], std::size_t) {
     return promote_operands(o);
+  }
+};
+/// Random numbers: the operands (the element's position, the seed, the
+/// offset) are i64, the result f32, as torch.rand's default.
+struct random {
+  template <std::size_t N>
+  static constexpr dtype result_dtype(const operand_info (&)[N]) {
+    return dtype::f32;
+  }
+  template <std::size_t N>
+  static constexpr dtype operand_dtype(const operand_info (&)[N], std::size_t) {
+    return dtype::i64;
   }
 };
 /// Bool in, bool out (and, or, not).
@@ -174,6 +188,25 @@ struct fma : rule::promoting {
     return math::fma(a, b, c);
   }
 };
+
+/// Philox-4x32-10 at counter `offset + position`, key `seed` (both as 64-bit
+/// words): a uniform float in [0, 1) (`fx::rand`) or a standard normal one
+/// (`fx::randn`), the same for an element on every backend.
+#define FUSEDSL_RANDOM_OP(NAME, VALUE)                                                                           \
+  struct NAME : rule::random {                                                                                   \
+    static constexpr const char* name = #NAME;                                                                   \
+    static constexpr const char* symbol = nullptr;                                                               \
+    static constexpr int arity = 3;                                                                              \
+    template <class T>                                                                                           \
+    FUSEDSL_HOST_DEVICE static constexpr float apply(T position, T seed, T offset) {                             \
+      const philox::words r = philox::draw(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(offset), \
+                                           static_cast<std::uint64_t>(position));                                \
+      return VALUE;                                                                                              \
+    }                                                                                                            \
+  };
+FUSEDSL_RANDOM_OP(rand, philox::uniform(r.w[0]))
+FUSEDSL_RANDOM_OP(randn, philox::normal(r.w[0], r.w[1]))
+#undef FUSEDSL_RANDOM_OP
 
 /// Conversion to dtype `To`, with C++ conversion semantics (truncation
 /// toward zero for float to integer, `!= 0` for bool, rounding to nearest

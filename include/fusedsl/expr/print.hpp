@@ -88,7 +88,8 @@ printed print(const E& e) {
     if (!E::keep_axes) options += ", drop_axes";
     return {std::string(E::op_type::name) + "(" + print(e.arg).text + options + ")", atom_precedence};
   } else if constexpr (is_index_node<E>) {
-    return {"index<" + std::to_string(E::axis) + ">", atom_precedence};
+    if constexpr (E::axis == all_axes) return {"position", atom_precedence};
+    else return {"index<" + std::to_string(E::axis) + ">", atom_precedence};
   } else if constexpr (requires { E::name; }) {
     return {std::string(E::name.view()), atom_precedence};
   } else if constexpr (requires { e.value; }) {

@@ -109,8 +109,12 @@ dense<wide_t<E>> evaluate(detail::bound_leaves<P>& leaves, const E& e, const sha
   if constexpr (is_constant_node<E>) {
     return {shape{}, {static_cast<W>(e.value)}};
   } else if constexpr (is_index_node<E>) {
-    const int along = index_axis(E::axis, space.rank());
-    return {space, map_each_index<W>(space, [&](const shape& index) { return static_cast<W>(index[along]); })};
+    const shape strides = index_strides(E::axis, space);
+    return {space, map_each_index<W>(space, [&](const shape& index) {
+              std::int64_t position = 0;
+              for (int d = 0; d < space.rank(); ++d) position += index[d] * strides[d];
+              return static_cast<W>(position);
+            })};
   } else if constexpr (is_pointwise_node<E>) {
     const shape operand_space = [&] {
       if constexpr (is_realize_node<E>) return detail::shape_context<P>{leaves}.shape_of(hana::at_c<0>(e.args));

@@ -140,9 +140,7 @@ void collect(call_state<P>& call, const E& e, node_runtime& n) {
       // compute offsets, and merging axes keeps it. The space has the axis:
       // prepare_statement checks statements' targets, other spaces are
       // operands' shapes, in which the leaf's rank counts.
-      const int along = index_axis(E::axis, n.space.rank());
-      a = {nullptr, -1, shape{}, 0};
-      for (int d = 0; d < n.space.rank(); ++d) a.strides.push_back(d == along ? 1 : 0);
+      a = {nullptr, -1, index_strides(E::axis, n.space), 0};
     } else if constexpr (requires { e.view; }) {
       a = {const_cast<void*>(static_cast<const void*>(e.view.data())), -1,
            broadcast_strides(e.view.sizes(), e.view.strides(), n.space), 0};
