@@ -36,7 +36,7 @@ TEST_CASE("philox4x32_10 gives Random123's known answers") {
   static_assert(px::philox4x32_10({{0, 0, 0, 0}}, 0, 0).w[0] == 0x6627e8d5u);
 }
 
-TEST_CASE("uniform floats from philox: [0, 1), mean 1/2, variance 1/12, chi-square over 64 bins") {
+TEST_CASE("uniform floats from philox: at least 0 and below 1, mean 1/2, variance 1/12, chi-square over 64 bins") {
   const int n = 1 << 20, bins = 64;
   std::vector<int> count(bins, 0);
   double sum = 0, squares = 0;
