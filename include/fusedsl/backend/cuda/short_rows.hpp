@@ -39,24 +39,38 @@ struct short_row {
   int tile = 0;          ///< the row's first element in the tiles (slot * pitch)
 };
 
-/// The block's rows `first` to `first + rows` of a contiguous operand in
-/// `memory` (rows of `inner` elements) into `tile` (rows `pitch` apart), or
-/// back (`Out`): consecutive threads on consecutive elements.
+/// How a thread walks a tile of `blockDim.x` rows of `inner` elements, as
+/// element i = threadIdx.x + k blockDim.x (k < inner): the row and column of
+/// its first element and how far each step moves, so that no step divides
+/// (computed once per kernel: the walk is the same for every tile).
+struct tile_walk {
+  int inner = 0, row = 0, column = 0, row_step = 0, column_step = 0;
+  FUSEDSL_DEVICE explicit tile_walk(int row_length)
+      : inner(row_length),
+        row(static_cast<int>(threadIdx.x) / row_length),
+        column(static_cast<int>(threadIdx.x) % row_length),
+        row_step(static_cast<int>(blockDim.x) / row_length),
+        column_step(static_cast<int>(blockDim.x) % row_length) {}
+};
+
+/// The block's rows `first` to `first + rows` (at most `blockDim.x`) of a
+/// contiguous operand in `memory` into `tile` (rows `pitch` apart), or back
+/// (`Out`): consecutive threads on consecutive elements.
 template <bool Out, class T>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void copy_tile(T* memory, T* tile, std::int64_t first, int rows, int inner,
-                                                  int pitch) {
-  const int count = rows * inner;
-  const float inverse = 1.0f / static_cast<float>(inner);
-  memory += first * inner;
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void copy_tile(T* memory, T* tile, std::int64_t first, int rows, int pitch,
+                                                  const tile_walk& w) {
+  const int count = rows * w.inner;
+  memory += first * w.inner;
+  int row = w.row, column = w.column, i = static_cast<int>(threadIdx.x);
 #pragma unroll 4
-  for (int i = static_cast<int>(threadIdx.x); i < count; i += static_cast<int>(blockDim.x)) {
-    // i / inner without an integer division: the float quotient is off by at most one (i < 2^16).
-    int row = static_cast<int>(static_cast<float>(i) * inverse);
-    row += (row + 1) * inner <= i ? 1 : 0;
-    row -= row * inner > i ? 1 : 0;
-    T& element = tile[row * pitch + (i - row * inner)];
-    if constexpr (Out) memory[i] = element;
-    else element = memory[i];
+  for (int k = 0; k < w.inner; ++k, i += static_cast<int>(blockDim.x)) {
+    if (i < count) {
+      T& element = tile[row * pitch + column];
+      if constexpr (Out) memory[i] = element;
+      else element = memory[i];
+    }
+    row += w.row_step, column += w.column_step;
+    if (column >= w.inner) column -= w.inner, ++row;
   }
 }
 
@@ -97,7 +111,7 @@ template <class P, int J>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
                                                         node_values<P, 1>& regs, const unsigned char* staged,
                                                         unsigned char* out_tile, const short_row& r, bool valid,
-                                                        std::int64_t first, int rows) {
+                                                        std::int64_t first, int rows, const tile_walk& walk) {
   if constexpr (J < node_count<P>) {
     if (a.active >> J & 1u) {
       const int inner = static_cast<int>(a.space.inner);
@@ -141,13 +155,13 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& n
           __syncthreads();
           with_output<P, J>(a, [&](auto* data) {
             using T = std::remove_pointer_t<decltype(data)>;
-            copy_tile<true>(data, reinterpret_cast<T*>(out_tile), first, rows, inner, short_row_pitch(inner));
+            copy_tile<true>(data, reinterpret_cast<T*>(out_tile), first, rows, short_row_pitch(inner), walk);
           });
           __syncthreads();
         }
       }
     }
-    short_row_nodes<P, J + 1>(nodes, a, regs, staged, out_tile, r, valid, first, rows);
+    short_row_nodes<P, J + 1>(nodes, a, regs, staged, out_tile, r, valid, first, rows, walk);
   }
 }
 
@@ -155,18 +169,18 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& n
 /// later one) into `tile`.
 template <class P, int I>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void stage_cached(const group_args<P>& a, unsigned char* tile, std::int64_t first,
-                                                     int rows) {
+                                                     int rows, const tile_walk& walk) {
   if constexpr (I < memory_leaf_count<P>) {
     if constexpr (cacheable<P, I>) {
       if (a.cached == I) {
         using T = memory_leaf_t<P, I>;
         const int inner = static_cast<int>(a.space.inner);
         copy_tile<false>(static_cast<T*>(const_cast<void*>(a.leaves[a.cache_source].data)), reinterpret_cast<T*>(tile),
-                         first, rows, inner, short_row_pitch(inner));
+                         first, rows, short_row_pitch(inner), walk);
         return;
       }
     }
-    stage_cached<P, I + 1>(a, tile, first, rows);
+    stage_cached<P, I + 1>(a, tile, first, rows, walk);
   }
 }
 
@@ -187,16 +201,17 @@ __global__ void __launch_bounds__(256)
   extern __shared__ __align__(16) unsigned char shared[];
   const int block_rows = static_cast<int>(blockDim.x), inner = static_cast<int>(a.space.inner);
   unsigned char* out_tile = shared + (a.cached >= 0 ? staged_tile_bytes<P>(block_rows, inner) : 0);
+  const tile_walk walk(inner);
   for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * block_rows; first < a.space.outer;
        first += static_cast<std::int64_t>(gridDim.x) * block_rows) {
     const int rows = a.space.outer - first < block_rows ? static_cast<int>(a.space.outer - first) : block_rows;
     if (a.cached >= 0) {
-      stage_cached<P, 0>(a, shared, first, rows);
+      stage_cached<P, 0>(a, shared, first, rows, walk);
       __syncthreads();
     }
     const short_row r{first + threadIdx.x, static_cast<int>(threadIdx.x) * short_row_pitch(inner)};
     node_values<P, 1> regs;
-    short_row_nodes<P, 0>(nodes, a, regs, shared, out_tile, r, static_cast<int>(threadIdx.x) < rows, first, rows);
+    short_row_nodes<P, 0>(nodes, a, regs, shared, out_tile, r, static_cast<int>(threadIdx.x) < rows, first, rows, walk);
     __syncthreads();  // the tiles are read before the next rows overwrite them
   }
 }
