@@ -135,11 +135,12 @@ void collect(call_state<P>& call, const E& e, node_runtime& n) {
       const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, k))];
       a = {home.data, home.scratch, broadcast_strides(home.sizes, home.strides, n.space), home.per_outer};
     } else if constexpr (is_index_node<E>) {
-      // No memory: the offset in a virtual tensor of stride 1 along the axis
-      // (0 elsewhere) is the position itself; the loops compute it as they
-      // compute offsets, and merging axes keeps it. The space has the axis:
-      // prepare_statement checks statements' targets, other spaces are
-      // operands' shapes, in which the leaf's rank counts.
+      // No memory: the offset in a virtual tensor with index_strides (1 along
+      // the axis, 0 elsewhere; row-major for the flat position) is the
+      // position itself; the loops compute it as they compute offsets, and
+      // merging axes keeps it. The space has the axis: prepare_statement
+      // checks statements' targets, other spaces are operands' shapes, in
+      // which the leaf's rank counts.
       a = {nullptr, -1, index_strides(E::axis, n.space), 0};
     } else if constexpr (requires { e.view; }) {
       a = {const_cast<void*>(static_cast<const void*>(e.view.data())), -1,

@@ -54,12 +54,12 @@ struct tile_walk {
 };
 
 /// The block's rows `first` to `first + rows` (at most `blockDim.x`) of a
-/// contiguous operand in `memory` into `tile` (rows `pitch` apart), or back
-/// (`Out`): consecutive threads on consecutive elements.
+/// contiguous operand in `memory` into `tile` (rows `short_row_pitch` apart),
+/// or back (`Out`): consecutive threads on consecutive elements.
 template <bool Out, class T>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void copy_tile(T* memory, T* tile, std::int64_t first, int rows, int pitch,
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void copy_tile(T* memory, T* tile, std::int64_t first, int rows,
                                                   const tile_walk& w) {
-  const int count = rows * w.inner;
+  const int count = rows * w.inner, pitch = short_row_pitch(w.inner);
   memory += first * w.inner;
   int row = w.row, column = w.column, i = static_cast<int>(threadIdx.x);
 #pragma unroll 4
@@ -155,7 +155,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& n
           __syncthreads();
           with_output<P, J>(a, [&](auto* data) {
             using T = std::remove_pointer_t<decltype(data)>;
-            copy_tile<true>(data, reinterpret_cast<T*>(out_tile), first, rows, short_row_pitch(inner), walk);
+            copy_tile<true>(data, reinterpret_cast<T*>(out_tile), first, rows, walk);
           });
           __syncthreads();
         }
@@ -174,9 +174,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void stage_cached(const group_args<P>& a, uns
     if constexpr (cacheable<P, I>) {
       if (a.cached == I) {
         using T = memory_leaf_t<P, I>;
-        const int inner = static_cast<int>(a.space.inner);
         copy_tile<false>(static_cast<T*>(const_cast<void*>(a.leaves[a.cache_source].data)), reinterpret_cast<T*>(tile),
-                         first, rows, short_row_pitch(inner), walk);
+                         first, rows, walk);
         return;
       }
     }
