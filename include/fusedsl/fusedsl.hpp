@@ -15,6 +15,7 @@
 #include <fusedsl/tensor/tensor_view.hpp>    // tensor_view
 #include <fusedsl/expr/pointwise.hpp>        // pointwise ops and operators
 #include <fusedsl/expr/reduce.hpp>           // reductions, axis, axes
+#include <fusedsl/expr/scan.hpp>             // scans: cumsum, cumprod, cummax, cummin, logcumsumexp
 #include <fusedsl/expr/index.hpp>            // index: positions along axes
 #include <fusedsl/expr/tensor_leaf.hpp>      // tensors inside expressions
 #include <fusedsl/expr/print.hpp>            // to_string(expr)

@@ -11,6 +11,10 @@ namespace kind {
 struct pointwise {};
 /// A reduction over one or more axes.
 struct reduction {};
+/// A scan (cumulative op) along one axis: reduction-like in the graph (its
+/// node iterates over the axis as a reduction does), but its value keeps
+/// every element.
+struct scan {};
 /// A value that comes from outside the computation: a bound tensor, a parameter, a literal.
 struct input {};
 /// Work that fusedsl does not generate (a library call); never fused.

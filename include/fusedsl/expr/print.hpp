@@ -9,6 +9,7 @@
 #include <fusedsl/expr/index.hpp>        // index_leaf
 #include <fusedsl/expr/pointwise.hpp>    // pointwise
 #include <fusedsl/expr/reduce.hpp>       // reduce, axes_t
+#include <fusedsl/expr/scan.hpp>         // scan
 #include <fusedsl/expr/tensor_leaf.hpp>  // tensor_leaf
 
 namespace fusedsl {
@@ -59,6 +60,13 @@ std::string axes_text(axes_t<Axes...>) {
   }
 }
 
+/// The `fx::accumulate<T>` option of a reduction's or scan's op, if it has one.
+template <class Op>
+std::string accumulate_text() {
+  if constexpr (requires { Op::accumulation; }) return std::string(", accumulate ") + name(Op::accumulation);
+  else return {};
+}
+
 template <class E>
 printed print(const E& e) {
   if constexpr (is_kind<E, kind::pointwise>) {
@@ -83,9 +91,11 @@ printed print(const E& e) {
     std::string options = E::axes_type::count ? axes_text(typename E::axes_type{}) : std::string();
     if constexpr (requires { e.op.correction; })
       if (e.op.correction != 1) options += ", correction " + number_text(e.op.correction);
-    if constexpr (requires { E::op_type::accumulation; })
-      options += std::string(", accumulate ") + name(E::op_type::accumulation);
+    options += accumulate_text<typename E::op_type>();
     if (!E::keep_axes) options += ", drop_axes";
+    return {std::string(E::op_type::name) + "(" + print(e.arg).text + options + ")", atom_precedence};
+  } else if constexpr (is_kind<E, kind::scan>) {
+    const std::string options = axes_text(axes_t<E::axis>{}) + accumulate_text<typename E::op_type>();
     return {std::string(E::op_type::name) + "(" + print(e.arg).text + options + ")", atom_precedence};
   } else if constexpr (is_index_node<E>) {
     if constexpr (E::axis == all_axes) return {"position", atom_precedence};

@@ -3,7 +3,8 @@
 /// reductions. Reduced axes are kept with size 1 by default, so that the
 /// result broadcasts back against the operand: `exp(x - max(x, axis<1>))`.
 #pragma once
-#include <algorithm>  // std::sort
+#include <algorithm>    // std::sort
+#include <type_traits>  // std::is_same_v, std::remove_const_t
 
 #include <fusedsl/core/numerics.hpp>       // compute_t, kernel_numerics
 #include <fusedsl/core/promote.hpp>        // promote
@@ -122,6 +123,22 @@ constexpr dtype requested_accumulation() {
 constexpr bool widens(dtype natural, dtype requested) {
   return is_floating_point(natural) == is_floating_point(requested) && promote(natural, requested) == requested;
 }
+
+/// Op `Op` (a reduction's or a scan's, whose own accumulation dtype is
+/// `natural`) as `Options` ask it to accumulate, checked: `Op` itself, or
+/// `ops::accumulate_in<Op, ...>` with `fx::accumulate<T>`. An accumulator
+/// that the kernels compute in anyway (f32 for f16 data) gives `Op`: the
+/// same node as without the option.
+template <class Op, dtype natural, class... Options>
+constexpr auto accumulating(Op op) {
+  constexpr dtype acc = requested_accumulation<natural, Options...>();
+  static_assert(!Op::adds_up || widens(natural, acc),
+                "fusedsl: fx::accumulate<T> must not be narrower than the reduction's own accumulator, nor of another "
+                "kind: float or double for floating-point data and logsumexp (double for f64 data), std::int64_t for "
+                "integer sums and products");
+  if constexpr (std::is_same_v<compute_t<kernel_numerics, acc>, compute_t<kernel_numerics, natural>>) return op;
+  else return ops::accumulate_in<Op, acc>{op};
+}
 }  // namespace detail
 
 /// Builds a reduction, checking the axes, the options and the operand's
@@ -149,17 +166,9 @@ constexpr auto make_reduce(Op op, const A& a, axes_t<Axes...>, Options... option
   constexpr bool has_accumulate = (detail::is_accumulate<Options> || ...);
   static_assert(!has_accumulate || Op::adds_up,
                 "fusedsl: fx::accumulate applies to sum, prod, mean, var, std and logsumexp only");
-  constexpr dtype natural = Op::input_dtype(Arg::value_dtype);
-  constexpr dtype acc = detail::requested_accumulation<natural, Options...>();
-  static_assert(!Op::adds_up || detail::widens(natural, acc),
-                "fusedsl: fx::accumulate<T> must not be narrower than the reduction's own accumulator, nor of another "
-                "kind: float or double for floating-point data and logsumexp (double for f64 data), std::int64_t for "
-                "integer sums and products");
   constexpr bool keep = !(std::is_same_v<Options, drop_axes_t> || ...);
-  // An accumulator that the kernels compute in anyway (f32 for f16 data) is the plain reduction, the same node.
-  if constexpr (std::is_same_v<compute_t<kernel_numerics, acc>, compute_t<kernel_numerics, natural>>)
-    return reduce<Op, axes_t<Axes...>, keep, Arg>{op, as_expr(a)};
-  else return reduce<ops::accumulate_in<Op, acc>, axes_t<Axes...>, keep, Arg>{{op}, as_expr(a)};
+  const auto acc_op = detail::accumulating<Op, Op::input_dtype(Arg::value_dtype), Options...>(op);
+  return reduce<std::remove_const_t<decltype(acc_op)>, axes_t<Axes...>, keep, Arg>{acc_op, as_expr(a)};
 }
 
 #define FUSEDSL_REDUCTION_FUNCTION(NAME, OP)                                \

@@ -1,7 +1,7 @@
 /// @file traverse.hpp
 /// Compile-time walks over expression types: post-order lists of
 /// subexpression types (as `hana::type`s), leaf counts, and the
-/// distinct reductions of an expression.
+/// distinct nodes (reductions, scans, realized values) of an expression.
 #pragma once
 #include <algorithm>    // std::max
 #include <array>        // std::array
@@ -15,6 +15,7 @@
 #include <fusedsl/expr/index.hpp>       // is_index_node
 #include <fusedsl/expr/pointwise.hpp>   // pointwise
 #include <fusedsl/expr/reduce.hpp>      // reduce
+#include <fusedsl/expr/scan.hpp>        // scan
 
 namespace fusedsl {
 
@@ -24,15 +25,18 @@ inline constexpr bool is_pointwise_node = is_kind<E, kind::pointwise>;
 /// True for a reduction node.
 template <class E>
 inline constexpr bool is_reduction_node = is_kind<E, kind::reduction>;
+/// True for a scan node.
+template <class E>
+inline constexpr bool is_scan_node = is_kind<E, kind::scan>;
 /// True for `fx::realize(e)`: a pointwise value that becomes a node of its own.
 template <class E>
 inline constexpr bool is_realize_node = false;
 template <class A>
 inline constexpr bool is_realize_node<pointwise<ops::realize, A>> = true;
-/// Nodes of their own: reductions and realized values. A loop reads them as
-/// buffers; everything else pointwise is inlined into the loop.
+/// Nodes of their own: reductions, scans and realized values. A loop reads
+/// them as buffers; everything else pointwise is inlined into the loop.
 template <class E>
-inline constexpr bool makes_node = is_reduction_node<E> || is_realize_node<E>;
+inline constexpr bool makes_node = is_reduction_node<E> || is_scan_node<E> || is_realize_node<E>;
 
 /// The element type a node's value (a reduction or realized value) is kept
 /// in between the loops of a kernel or a plan: the type the kernels compute
@@ -67,6 +71,10 @@ template <class Op, class Ax, bool K, class Arg>
 struct children<reduce<Op, Ax, K, Arg>> {
   static constexpr auto value = hana::tuple_t<Arg>;
 };
+template <class Op, int A, class Arg>
+struct children<scan<Op, A, Arg>> {
+  static constexpr auto value = hana::tuple_t<Arg>;
+};
 }  // namespace detail
 
 namespace detail {
@@ -98,6 +106,8 @@ struct post_order<pointwise<Op, Args...>>
 template <class Op, class Ax, bool K, class Arg>
 struct post_order<reduce<Op, Ax, K, Arg>> : concat<typename post_order<Arg>::type, type_list<reduce<Op, Ax, K, Arg>>> {
 };
+template <class Op, int A, class Arg>
+struct post_order<scan<Op, A, Arg>> : concat<typename post_order<Arg>::type, type_list<scan<Op, A, Arg>>> {};
 
 template <class... T>
 constexpr auto as_type_tuple(type_list<T...>) {
@@ -230,7 +240,7 @@ constexpr int index_rank() {
 template <class N, class E, class F>
 constexpr void for_each_occurrence(const E& e, F&& f) {
   if constexpr (is_pointwise_node<E>) hana::for_each(e.args, [&](const auto& a) { for_each_occurrence<N>(a, f); });
-  else if constexpr (is_reduction_node<E>) for_each_occurrence<N>(e.arg, f);
+  else if constexpr (is_reduction_node<E> || is_scan_node<E>) for_each_occurrence<N>(e.arg, f);
   if constexpr (std::is_same_v<E, N>) f(e);
 }
 
@@ -243,7 +253,7 @@ constexpr bool same_value(const E& a, const E& b) {
       return (same_value(hana::at_c<I>(a.args), hana::at_c<I>(b.args)) && ...);
     }
   (std::make_index_sequence<hana::length(decltype(a.args){})>{});
-  else if constexpr (is_reduction_node<E>) return a.op == b.op && same_value(a.arg, b.arg);
+  else if constexpr (is_reduction_node<E> || is_scan_node<E>) return a.op == b.op && same_value(a.arg, b.arg);
   else if constexpr (is_constant_node<E>) return a.value == b.value;
   else if constexpr (requires { a.view; })  // a tensor leaf: the same memory, sizes and strides
           return a.view.data() == b.view.data() &&

@@ -1,10 +1,12 @@
 /// @file lowering.hpp
 /// Lowering of a program to the scheduler's graph, in constant evaluation:
-/// each distinct reduction (and each `fx::realize`d value) of a statement
-/// becomes a node that writes a buffer; the rest of the statement's value is
+/// each distinct reduction, scan (and each `fx::realize`d value) of a
+/// statement becomes a node that writes a buffer; the rest of the statement's value is
 /// inlined into one pointwise node that writes the target (or, when the
 /// value is just a reduction that fits the target, the reduction writes the
-/// target itself). Writing a placeholder that already holds a value
+/// target itself). A scan is a reduction node, as Inductor's `ir.Scan` is:
+/// its space is (the axes it keeps, its axis as the reduced one), but it
+/// writes every element of that space. Writing a placeholder that already holds a value
 /// (an `inout`, or a second write) is an in-place update, recorded as
 /// Inductor records mutations: a StarDep on the old buffer and WeakDeps on
 /// its earlier readers.
@@ -58,6 +60,7 @@ struct pending_node {
   node_kind kind = node_kind::pointwise;
   std::vector<int> space;     ///< iteration axes (a reduction: its operand's axes)
   std::vector<bool> reduced;  ///< per space axis
+  bool scan = false;          ///< a scan: it writes its whole space, reduced axis included
   std::vector<read> reads;
   std::vector<std::string> star_reads;
   std::vector<std::pair<std::string, std::string>> weak_reads;  ///< (buffer, mutating buffer)
@@ -84,7 +87,7 @@ struct leaf_state {
 
 /// What the lowering needs to know of one subexpression: the kind of thing it is.
 enum class cell_kind : unsigned char {
-  node,         ///< a reduction or a realized value: a node of its own
+  node,         ///< a reduction, a scan or a realized value: a node of its own
   pointwise,    ///< inlined into the loop that reads it
   placeholder,  ///< a named tensor
   tensor,       ///< a tensor inside the expression: an input of its own
@@ -102,13 +105,14 @@ struct cell {
   int first = 0;                   ///< nodes: the first cell of the same type (a repeated subexpression is one node)
   dtype value_dtype = dtype::f32;  ///< element type of its value
   std::string_view name;           ///< placeholders: the name
-  const char* op = nullptr;        ///< nodes: the reduction's name, or "realize"
+  const char* op = nullptr;        ///< nodes: the reduction's or scan's name, or "realize"
   bool holds_value = false;        ///< placeholders: version 0 is a value (in, inout)
   int rank = 0;                    ///< placeholders and index leaves: their rank; nodes: the operand's rank
-  bool reduction = false;          ///< nodes: a reduction (else a realized value)
+  bool reduction = false;          ///< nodes: a reduction or a scan (else a realized value)
+  bool scan = false;               ///< nodes: a scan (its value keeps its axis)
   bool keep_axes = false;          ///< reductions: reduced axes stay as size-1 axes
-  int axis_count = 0;              ///< reductions: reduced axes listed (0: all)
-  const int* axes = nullptr;       ///< reductions: the axes listed, negative ones from the end
+  int axis_count = 0;              ///< reductions: reduced axes listed (0: all); scans: 1
+  const int* axes = nullptr;       ///< reductions and scans: the axes listed, negative ones from the end
 };
 
 /// Operand count of a pointwise node.
@@ -125,11 +129,12 @@ constexpr cell cell_of() {
   if constexpr (makes_node<E>) {
     c.kind = cell_kind::node;
     c.arity = 1;
-    if constexpr (is_reduction_node<E>) {
+    if constexpr (is_reduction_node<E> || is_scan_node<E>) {
       c.reduction = true;
+      if constexpr (is_scan_node<E>) c.scan = true;
+      else c.keep_axes = E::keep_axes;
       c.op = E::op_type::name;
       c.rank = decltype(std::declval<E>().arg)::rank;
-      c.keep_axes = E::keep_axes;
       c.axis_count = E::axes_type::count;
       c.axes = E::axes_type::values;
     } else {
@@ -319,8 +324,9 @@ struct statement_lowering {
           const int a = e.axes[i];
           node.reduced[static_cast<std::size_t>(a < 0 ? a + rank : a)] = true;
         }
+      node.scan = e.scan;
       for (std::size_t d = 0; d < node.space.size(); ++d) {
-        if (!node.reduced[d]) shapes[k].push_back(node.space[d]);
+        if (!node.reduced[d] || e.scan) shapes[k].push_back(node.space[d]);
         else if (e.keep_axes) shapes[k].push_back(unit_axis);
       }
     } else {  // realize
@@ -466,9 +472,9 @@ constexpr graph build_graph(const lowering& state) {
     for (const read& r : n.reads) spec.reads.push_back(memory(r.buffer, r.axes, r.itemsize));
     for (const std::string& b : n.star_reads) spec.reads.push_back(star_dep(b));
     for (const auto& [b, m] : n.weak_reads) spec.reads.push_back(weak_dep(b, m));
-    std::vector<int> written = n.space;  // the kept-axes shape of the output
+    std::vector<int> written = n.space;  // the kept-axes shape of the output (a scan's: all of it)
     for (std::size_t d = 0; d < written.size(); ++d)
-      if (n.reduced[d]) written[d] = unit_axis;
+      if (n.reduced[d] && !n.scan) written[d] = unit_axis;
     spec.writes.push_back(memory(n.buffer, written, static_cast<std::int64_t>(size_of(n.value_dtype))));
     g.add_node(std::move(spec));
   }

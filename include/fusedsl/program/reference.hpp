@@ -9,6 +9,7 @@
 #pragma once
 #include <algorithm>    // std::min
 #include <atomic>       // std::atomic
+#include <bit>          // std::countr_zero
 #include <type_traits>  // std::is_same_v
 #include <vector>       // std::vector
 
@@ -101,7 +102,7 @@ dense<W> read_view(const tensor_view<T>& v) {
 }
 
 /// The whole value of `e`, part of a node computed over `space` (a
-/// statement's target, a reduction's or realized value's operand): index
+/// statement's target, a reduction's, scan's or realized value's operand): index
 /// leaves are positions in it.
 template <class P, class E>
 dense<wide_t<E>> evaluate(detail::bound_leaves<P>& leaves, const E& e, const shape& space) {
@@ -151,6 +152,25 @@ dense<wide_t<E>> evaluate(detail::bound_leaves<P>& leaves, const E& e, const sha
               });
               return static_cast<W>(e.op.finish(state, reduced.numel()));
             })};
+  } else if constexpr (is_scan_node<E>) {
+    // Each line along the axis from its first element, one combine after the other.
+    using acc_type = compute_t<wide_numerics, E::input_dtype>;
+    const auto in = evaluate(leaves, e.arg, detail::shape_context<P>{leaves}.shape_of(e.arg));
+    const int axis = std::countr_zero(detail::reduced_axes_mask<E>(in.sizes.rank()));
+    shape lines = in.sizes;
+    lines[axis] = 1;
+    const std::int64_t length = in.sizes[axis], step = contiguous_strides(in.sizes)[axis];
+    dense<W> out{in.sizes, std::vector<W>(in.values.size())};
+    for_each_index(lines, [&](const shape& index) {
+      const std::int64_t first = broadcast_position(in.sizes, index);
+      acc_type acc = E::op_type::template identity<acc_type>();
+      for (std::int64_t i = 0; i < length; ++i) {
+        const auto at = static_cast<std::size_t>(first + i * step);
+        acc = e.op.combine(acc, static_cast<acc_type>(in.values[at]));
+        out.values[at] = static_cast<W>(acc);
+      }
+    });
+    return out;
   } else if constexpr (requires { e.view; }) {
     return read_view<W>(e.view);
   } else if constexpr (requires { E::role_of; }) {

@@ -76,11 +76,13 @@ void describe(call_state<P>& call, node_runtime& n) {
   const auto& expr = loop_expression_of<K>(node);
   n.statement = S;
   n.distinct = K;
-  n.reduction = K >= 0 && is_reduction_node<N>;
-  if constexpr (K >= 0 && is_reduction_node<N>) {
+  n.reduction = K >= 0 && (is_reduction_node<N> || is_scan_node<N>);
+  n.scan = K >= 0 && is_scan_node<N>;
+  if constexpr (K >= 0 && (is_reduction_node<N> || is_scan_node<N>)) {
     n.space = shapes.shape_of(node.arg);
     n.reduced_mask = reduced_axes_mask<N>(n.space.rank());
-    n.out_sizes = reduced_shape<N>(n.space);
+    if constexpr (is_scan_node<N>) n.out_sizes = n.space;
+    else n.out_sizes = reduced_shape<N>(n.space);
     n.outer = 1, n.inner = 1;
     for (int d = 0; d < n.space.rank(); ++d) (n.reduced_mask & (1u << d) ? n.inner : n.outer) *= n.space[d];
   } else {
@@ -90,11 +92,13 @@ void describe(call_state<P>& call, node_runtime& n) {
     n.outer = n.space.numel();
     n.inner = 1;
   }
-  // The output over the space: the buffer's strides, 0 on reduced axes.
+  // The output over the space: the buffer's strides, 0 on reduced axes
+  // (none for a scan, whose output has every element of its space).
   const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, K))];
+  const unsigned collapsed = n.scan ? 0u : n.reduced_mask;
   shape keep = n.space;
   for (int d = 0; d < keep.rank(); ++d)
-    if (n.reduced_mask & (1u << d)) keep[d] = 1;
+    if (collapsed & (1u << d)) keep[d] = 1;
   if (n.writes_target) {
     if (fit_rank(n.out_sizes, target.rank()) != target.sizes())
       throw error("fusedsl: the statement writing " + describe_leaf<Target>() + " computes a reduction of shape " +
@@ -106,7 +110,7 @@ void describe(call_state<P>& call, node_runtime& n) {
     constexpr bool keeps_axes = K < 0 || keeps_reduced_axes<N>;
     n.out.strides = shape{};
     for (int d = 0, v = 0; d < n.space.rank(); ++d) {
-      const bool reduced = n.reduced_mask & (1u << d);
+      const bool reduced = collapsed & (1u << d);
       n.out.strides.push_back(reduced ? 0 : value_strides[v]);
       if (!reduced || keeps_axes) ++v;
     }

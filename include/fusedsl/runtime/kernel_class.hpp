@@ -15,7 +15,7 @@ namespace fusedsl::detail {
 /// The kernel classes of every backend.
 enum class kernel_class {
   pointwise,  ///< elementwise over one space
-  rows,       ///< reductions of rows, each row by one worker
+  rows,       ///< reductions of rows (or scans along them), each row by one worker
   columns,    ///< a reduction of leading axes: rows added into column states, then merged
   split,      ///< few long rows: each row split across workers, then merged
 };
@@ -62,10 +62,12 @@ inline bool few_long_rows(std::int64_t rows, std::int64_t row_length, split_rule
 /// True when node `n`'s rows are few and long by `rule`.
 inline bool few_long_rows(const node_runtime& n, split_rule rule) { return few_long_rows(n.outer, n.inner, rule); }
 
-/// The class of a node run alone: pointwise; a column reduction; few long
-/// rows, split; else rows.
+/// The class of a node run alone: pointwise; a scan, rows (along any axis:
+/// a line of the space per worker); a column reduction; few long rows,
+/// split; else rows.
 inline kernel_class solo_class(const node_runtime& n, split_rule rule) {
   if (!n.reduction) return kernel_class::pointwise;
+  if (n.scan) return kernel_class::rows;
   if (n.inner > 0 && reduces_leading(n)) return kernel_class::columns;
   if (few_long_rows(n, rule)) return kernel_class::split;
   return kernel_class::rows;
@@ -73,8 +75,8 @@ inline kernel_class solo_class(const node_runtime& n, split_rule rule) {
 
 /// The shape of a fused group's nodes, which decides whether a backend can
 /// run it as one kernel: `pointwise` (all nodes pointwise over one space),
-/// `rows` (reductions over the same axes of one space, with pointwise nodes
-/// over that space), or `mixed` (anything else: run node by node).
+/// `rows` (reductions and scans over the same axes of one space, with
+/// pointwise nodes over that space), or `mixed` (anything else: run node by node).
 enum class group_shape { pointwise, rows, mixed };
 
 /// The shape of group `members` (two or more nodes; one node is `mixed`:
@@ -88,6 +90,14 @@ inline group_shape shape_of_group(const std::vector<const node_runtime*>& member
     if (n->space != members[0]->space || (n->reduction && n->reduced_mask != anchor->reduced_mask))
       return group_shape::mixed;
   return anchor ? group_shape::rows : group_shape::pointwise;
+}
+
+/// True when one of `members` is a scan: its rows then run whole, never
+/// split across workers (a part of a row would need the earlier parts' total).
+inline bool has_scan(const std::vector<const node_runtime*>& members) {
+  for (const auto* n : members)
+    if (n->scan) return true;
+  return false;
 }
 
 }  // namespace fusedsl::detail

@@ -1,7 +1,7 @@
 /// @file nodes.hpp
 /// A program's nodes at run time: what each node of the lowering (a
-/// distinct reduction or realized value of a statement, or a statement's
-/// value) computes, over which iteration space, reading which memory.
+/// distinct reduction, scan or realized value of a statement, or a
+/// statement's value) computes, over which iteration space, reading which memory.
 /// Backends run them; this header only describes them.
 #pragma once
 #include <cstdint>  // std::int64_t
@@ -30,21 +30,22 @@ struct node_runtime {
   int statement = -1;
   int distinct = -1;  ///< -1: the statement's value
   bool writes_target = false;
-  bool reduction = false;
-  shape space;                  ///< iteration space (a reduction: its operand's shape)
-  unsigned reduced_mask = 0;    ///< reduced axes of `space`
+  bool reduction = false;       ///< a reduction or a scan: it runs along the reduced axes, row by row
+  bool scan = false;            ///< a scan: its output keeps every element of `space`
+  shape space;                  ///< iteration space (a reduction or scan: its operand's shape)
+  unsigned reduced_mask = 0;    ///< reduced axes of `space` (a scan: its axis)
   shape out_sizes;              ///< the node's value shape (a buffer's shape)
   std::int64_t outer = 1;       ///< kept elements (pointwise: all elements)
   std::int64_t inner = 1;       ///< reduced elements per kept element (pointwise: 1)
   std::vector<address> leaves;  ///< per leaf slot of the node's loop expression
-  address out;                  ///< the node's output over `space` (0 strides on reduced axes)
+  address out;                  ///< the node's output over `space` (0 strides on a reduction's reduced axes)
 };
 
-/// The loop expression of a node: a reduction's operand, a realized value's
-/// operand, or a statement's value.
+/// The loop expression of a node: a reduction's or scan's operand, a
+/// realized value's operand, or a statement's value.
 template <class N>
 constexpr const auto& loop_expression(const N& node) {
-  if constexpr (is_reduction_node<N>) return node.arg;
+  if constexpr (is_reduction_node<N> || is_scan_node<N>) return node.arg;
   else if constexpr (is_realize_node<N>) return hana::at_c<0>(node.args);
   else return node;
 }

@@ -7,11 +7,12 @@
 /// between groups come from a per-thread pool reused across runs.
 ///
 /// Group shapes that run fused: pointwise nodes over one space (chunk by
-/// chunk), and reductions over the same innermost axes with pointwise
-/// nodes over their operand's space (tiles of rows: softmax, layernorm).
-/// Any other group, and every group with `fx::cpu_unfused`, runs node by
-/// node: a pointwise loop, a row reduction, a column reduction (rows added
-/// into a vector of column states) or a split reduction (few long rows).
+/// chunk), and reductions and scans over the same innermost axes with
+/// pointwise nodes over their operand's space (tiles of rows: softmax,
+/// layernorm, a cumsum divided by the row's sum). Any other group, and
+/// every group with `fx::cpu_unfused`, runs node by node: a pointwise loop,
+/// a row reduction, a column reduction (rows added into a vector of column
+/// states), a split reduction (few long rows) or a scan (a line per thread).
 #pragma once
 #include <algorithm>  // std::min
 #include <array>      // std::array
@@ -71,6 +72,9 @@ enum class group_mode {
 /// other node runs a pointwise loop.
 template <class N, int K>
 inline constexpr bool runs_reduction = K >= 0 && is_reduction_node<N>;
+/// True when node K of a statement, of type N, runs a scan loop.
+template <class N, int K>
+inline constexpr bool runs_scan = K >= 0 && is_scan_node<N>;
 
 /// The inlined subexpressions a loop over `E` computes, post-order (not
 /// those inside nodes of their own, which it reads as buffers).
@@ -124,7 +128,7 @@ template <class P, std::size_t S, int K>
 constexpr int operand_source() {
   using V = std::remove_cvref_t<decltype(hana::at_c<S>(std::declval<P>().statements).value)>;
   using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
-  if constexpr (runs_reduction<N, K>) {
+  if constexpr (runs_reduction<N, K> || runs_scan<N, K>) {
     return -1;
   } else {
     using E = std::remove_cvref_t<decltype(detail::loop_expression_of<K>(std::declval<const N&>()))>;
@@ -167,6 +171,8 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
     if (kind == kernel_class::columns) reduction_columns<Out>(node, n, t);
     else if (kind == kernel_class::split) reduction_split<Out>(node, n, t);
     else reduction_rows<Out>(node, n, t, begin, end, operand);
+  } else if constexpr (runs_scan<N, K>) {
+    scan_rows<Out>(node, n, t, begin, end);
   } else if constexpr (!std::is_void_v<Shared>) {
     if (operand) pointwise_range<Out, Shared>(detail::loop_expression_of<K>(node), n, t, begin, end, operand);
     else pointwise_range<Out>(detail::loop_expression_of<K>(node), n, t, begin, end);
@@ -249,11 +255,11 @@ struct cpu_node_entry {
   }
 };
 
-/// True when node (S, K) of `P` runs a pointwise loop (not a reduction's).
+/// True when node (S, K) of `P` runs a pointwise loop (not a reduction's or a scan's).
 template <class P, std::size_t S, int K>
 constexpr bool is_pointwise_node() {
   using N = std::remove_cvref_t<decltype(detail::node_expression<S, K>(std::declval<const P&>()))>;
-  return !runs_reduction<N, K>;
+  return !runs_reduction<N, K> && !runs_scan<N, K>;
 }
 
 /// Per lowered position of `P`: true for the nodes of the plan's groups of
@@ -436,8 +442,9 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
       if ((*it)->reduction) group_outer = (*it)->outer;
   const std::int64_t inner =
       mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
-  // Rows too few to keep the threads busy are split, as a reduction alone is.
-  if (mode == group_mode::tiles_of_rows && few_long_rows(group_outer, inner, cpu_split_rule()))
+  // Rows too few to keep the threads busy are split, as a reduction alone is (not a scan's).
+  if (mode == group_mode::tiles_of_rows && few_long_rows(group_outer, inner, cpu_split_rule()) &&
+      !detail::has_scan(members))
     mode = group_mode::split_rows;
   // The loops' units: elements of the space when rows split, else rows (elements of a
   // pointwise group). A tile: units a thread runs every node over before the next tile.

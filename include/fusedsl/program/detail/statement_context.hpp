@@ -8,13 +8,13 @@
 #include <fusedsl/core/error.hpp>                   // error
 #include <fusedsl/core/shape.hpp>                   // shape, broadcast
 #include <fusedsl/expr/print.hpp>                   // to_string(expr)
-#include <fusedsl/expr/traverse.hpp>                // distinct_reductions
+#include <fusedsl/expr/traverse.hpp>                // is_scan_node, distinct_nodes
 #include <fusedsl/program/detail/bound_leaves.hpp>  // bound_leaves
 
 namespace fusedsl::detail {
 
-/// The axes of a reduction over a rank-`rank` operand, normalized to
-/// [0, rank), as a mask; all axes when the list is empty. Dynamic-rank
+/// The axes of a reduction (or the axis of a scan) over a rank-`rank`
+/// operand, normalized to [0, rank), as a mask; all axes when the list is empty. Dynamic-rank
 /// operands are checked here, at run time.
 template <class R>
 unsigned reduced_axes_mask(int rank) {
@@ -100,6 +100,10 @@ struct shape_context {
         throw error("fusedsl: " + std::string(E::op_type::name) + " over no elements: " + to_string(e) +
                     " reduces a tensor of shape " + to_string(in) + "; it has no value there");
       return out;
+    } else if constexpr (is_scan_node<E>) {
+      const shape in = shape_of(e.arg);
+      reduced_axes_mask<E>(in.rank());  // a dynamic rank's axis is checked here
+      return in;
     } else if constexpr (is_index_node<E>) {
       shape ones;  // it takes the sizes of the space it is broadcast into
       for (int d = 0; d < E::rank; ++d) ones.push_back(1);
