@@ -3,8 +3,9 @@
 # The reference docs list what the code offers; this script fails when the code
 # has an op, a reduction or a compile-time error message that the docs do not
 # mention, so the lists cannot fall behind the code:
-# - every pointwise function and operator of expr/pointwise.hpp and every
-#   reduction of expr/reduce.hpp appears in docs/dsl.md (`fx::exp(`, `a + b`);
+# - every pointwise function and operator of expr/pointwise.hpp, every
+#   reduction of expr/reduce.hpp and every scan of expr/scan.hpp appears in
+#   docs/dsl.md (`fx::exp(`, `a + b`, `fx::cumsum(`);
 # - every `static_assert` message starting with "fusedsl:" in include/fusedsl
 #   appears verbatim in docs/errors.md.
 cmake_minimum_required(VERSION 3.25)
@@ -23,6 +24,7 @@ endfunction()
 file(READ ${ROOT}/docs/dsl.md dsl)
 file(READ ${ROOT}/include/fusedsl/expr/pointwise.hpp pointwise)
 file(READ ${ROOT}/include/fusedsl/expr/reduce.hpp reduce)
+file(READ ${ROOT}/include/fusedsl/expr/scan.hpp scan)
 
 string(REGEX MATCHALL "FUSEDSL_UNARY_FUNCTION\\([a-z0-9_]+\\)" unary "${pointwise}")
 string(REGEX MATCHALL "\nconstexpr auto [a-z0-9_]+\\(" other "${pointwise}")
@@ -50,15 +52,23 @@ foreach(entry IN LISTS operators)
   endif()
 endforeach()
 
-string(REGEX MATCHALL "FUSEDSL_REDUCTION_FUNCTION\\([a-z_]+," reductions "${reduce}")
-set(reduction_names 0)
-foreach(entry IN LISTS reductions)
-  string(REGEX REPLACE "^FUSEDSL_REDUCTION_FUNCTION\\(([a-z_]+),$" "\\1" name "${entry}")
-  if(NOT name STREQUAL "NAME")
-    expect_in(docs/dsl.md "${dsl}" "fx::${name}(" "the reduction")
-    math(EXPR reduction_names "${reduction_names} + 1")
-  endif()
-endforeach()
+# Every function that `macro` (FUSEDSL_REDUCTION_FUNCTION, ...) defines in `code` is
+# mentioned in docs/dsl.md as `fx::name(`; their count goes to `count`.
+function(expect_functions code macro what count)
+  string(REGEX MATCHALL "${macro}\\([a-z_]+," entries "${code}")
+  set(n 0)
+  foreach(entry IN LISTS entries)
+    string(REGEX REPLACE "^${macro}\\(([a-z_]+),$" "\\1" name "${entry}")
+    if(NOT name STREQUAL "NAME")
+      expect_in(docs/dsl.md "${dsl}" "fx::${name}(" "${what}")
+      math(EXPR n "${n} + 1")
+    endif()
+  endforeach()
+  set(failures ${failures} PARENT_SCOPE)
+  set(${count} ${n} PARENT_SCOPE)
+endfunction()
+expect_functions("${reduce}" FUSEDSL_REDUCTION_FUNCTION "the reduction" reduction_names)
+expect_functions("${scan}" FUSEDSL_SCAN_FUNCTION "the scan" scan_names)
 
 # static_assert messages: a second argument made of string literals starting
 # with "fusedsl: " that ends the call (a run-time message is a first argument,
@@ -86,5 +96,5 @@ endforeach()
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} op(s) or message(s) missing from the docs")
 endif()
-message(STATUS "docs list all ${functions} pointwise functions, ${symbols} operators, ${reduction_names} reductions "
-               "and ${messages} compile-time messages")
+message(STATUS "docs list all ${functions} pointwise functions, ${symbols} operators, ${reduction_names} reductions, "
+               "${scan_names} scans and ${messages} compile-time messages")

@@ -542,6 +542,57 @@ void index_case() {
   }
 }
 
+/// Scans against the CPU's (which combine each line in order): along rows of 3 and 7 (the
+/// short-row kernel, a row per thread), 37, 1023, 4097 (several chunks of a row, unvectorized),
+/// 16392 (vectorized, several chunks) and two rows of 1000003 (a block per row, many chunks);
+/// fused with a row max and sum (one kernel), a running mean with an index leaf, and along
+/// axis 0 (strided rows). cummax and cummin equal the CPU's exactly; sums, products and
+/// logcumsumexp combine in a block's tree (docs/dsl.md) within a running sum's tolerance.
+inline void scan_case() {
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::in<"k", std::int32_t, 2> k;
+  constexpr fx::out<"y", float, 2> y;
+  constexpr fx::out<"m", float, 2> m;
+  constexpr fx::out<"l", float, 2> l;
+  constexpr fx::out<"p", float, 2> p;
+  constexpr fx::out<"c", float, 2> c;
+  constexpr fx::out<"i", std::int64_t, 2> i;
+  constexpr auto e = fx::exp(x - fx::max(x, fx::axis<1>));
+  constexpr fx::program cdf{y = fx::cumsum(e, fx::axis<1>) / fx::sum(e, fx::axis<1>)};
+  constexpr fx::program scans{m = fx::cummax(x, fx::axis<1>) - fx::cummin(x, fx::axis<-1>),
+                              l = fx::logcumsumexp(x, fx::axis<1>), p = fx::cumprod(1.0f + x * 0.001f, fx::axis<1>),
+                              y = x - fx::cumsum(x, fx::axis<1>) / (fx::index<1> + 1), i = fx::cumsum(k, fx::axis<1>)};
+  constexpr fx::program columns{c = fx::cumsum(x * 2, fx::axis<0>) + fx::cummax(x, fx::axis<0>)};
+  static_assert(fx::kernel_count(cdf) == 1);
+  for (const shape& sizes : {shape{5, 3}, shape{300, 7}, shape{33, 37}, shape{40, 1023}, shape{9, 4097},
+                             shape{6, 16392}, shape{2, 1000003}}) {
+    const std::string what = std::to_string(sizes[0]) + " x " + std::to_string(sizes[1]);
+    const std::int64_t n = sizes[1];
+    const auto hx = input<float>(sizes, 29);
+    const auto hk = input<std::int32_t>(sizes, 31);
+    tensor<float> ey(sizes), em(sizes), el(sizes), ep(sizes), er(sizes), ec(sizes);
+    tensor<std::int64_t> ei(sizes);
+    cdf.run(fx::cpu, x(hx), y(ey));
+    scans.run(fx::cpu, x(hx), k(hk), m(em), l(el), p(ep), y(er), i(ei));
+    columns.run(fx::cpu, x(hx), c(ec));
+    const auto dx = hx.to(device::cuda);
+    const auto dk = hk.to(device::cuda);
+    tensor<float> dy = poisoned<float>(sizes), dm = poisoned<float>(sizes), dl = poisoned<float>(sizes),
+                  dp = poisoned<float>(sizes), dr = poisoned<float>(sizes), dc = poisoned<float>(sizes);
+    tensor<std::int64_t> di = poisoned<std::int64_t>(sizes);
+    cdf.run(fx::cuda(), x(dx), y(dy));
+    scans.run(fx::cuda(), x(dx), k(dk), m(dm), l(dl), p(dp), y(dr), i(di));
+    columns.run(fx::cuda(), x(dx), c(dc));
+    check(dy, ey, sum_tolerance<float>(n), "cumsum / sum of a softmax, " + what);
+    check(dm, em, {0, 0}, "cummax - cummin, " + what);
+    check(dl, el, sum_tolerance<float>(n), "logcumsumexp, " + what);
+    check(dp, ep, {2.4e-7 * static_cast<double>(n), 1e-6}, "cumprod, " + what);
+    check(dr, er, sum_tolerance<float>(n), "running mean, " + what);
+    check(di, ei, {0, 0}, "cumsum of i32 in i64, " + what);
+    check(dc, ec, sum_tolerance<float>(sizes[0]), "scans along axis 0, " + what);
+  }
+}
+
 /// Adam's in-place update (inout tensors, a param): one pointwise kernel.
 template <class T>
 void adam_case() {

@@ -17,8 +17,8 @@
 // A program: one element type (f32, f64, i32, i64 or bf16), a main shape of rank 1-3 with odd
 // sizes, inputs of that shape or broadcastable to it, index leaves (fx::index<k>), random
 // numbers (fx::rand, fx::randn), 1-5 statements writing outputs, inouts (updated in place),
-// locals (read only after written) and kept- or dropped-axis reductions, some of them
-// accumulating in double.
+// locals (read only after written), kept- or dropped-axis reductions and scans along an
+// axis (fx::cumsum, ...), some of them accumulating in double.
 #include <cstdint>     // std::uint64_t
 #include <cstdio>      // std::printf
 #include <cstdlib>     // std::system, std::strtoull
@@ -46,15 +46,15 @@ const char* cpp_type(element e) {
 }
 bool is_float(element e) { return e == element::f32 || e == element::f64 || e == element::bf16; }
 
-/// An expression tree: a leaf (placeholder or constant), an operation, or a reduction.
+/// An expression tree: a leaf (placeholder or constant), an operation, a reduction or a scan.
 struct expr {
-  enum class kind { leaf, constant, unary, binary, reduce } k = kind::leaf;
-  std::string name;   ///< leaf: placeholder; unary/binary/reduce: operation
+  enum class kind { leaf, constant, unary, binary, reduce, scan } k = kind::leaf;
+  std::string name;   ///< leaf: placeholder; unary/binary/reduce/scan: operation
   std::string value;  ///< constant: its C++ spelling
-  int axis = 0;       ///< reduce: the axis
+  int axis = 0;       ///< reduce, scan: the axis
   bool full = false;  ///< value has the program's main shape (not only broadcastable to it)
   std::vector<expr> args;
-  bool in_double = false;  ///< reduce: with fx::accumulate<double>
+  bool in_double = false;  ///< reduce, scan: with fx::accumulate<double>
 
   /// A reduction's call with its axis and options (`drop`: fx::drop_axes).
   std::string reduction_cpp(bool drop) const {
@@ -87,6 +87,14 @@ struct expr {
           return "(" + args[0].cpp() + " " + name + " " + args[1].cpp() + ")";
         return "fx::" + name + "(" + args[0].cpp() + ", " + args[1].cpp() + ")";
       case kind::reduce: return reduction_cpp(false);
+      case kind::scan: {
+        // A floating cumprod of factors in [0.5, 1.5]: no overflow, where the kernels' float
+        // and the oracle's double would reach infinity at different elements.
+        const bool factors = name == "cumprod" && value == "float";
+        const std::string operand = factors ? "fx::tanh(" + args[0].cpp() + ") * 0.5 + 1.0" : args[0].cpp();
+        return "fx::" + name + "(" + operand + ", fx::axis<" + std::to_string(axis) + ">" +
+               (in_double ? ", fx::accumulate<double>" : "") + ")";
+      }
     }
     return "?";
   }
@@ -247,7 +255,7 @@ class generator {
       expr a = make(depth - 1, need_full);
       return expr{expr::kind::unary, op, "", 0, a.full, {a}};
     }
-    if (roll < 85 || p_.shape.empty()) {
+    if (roll < 80 || p_.shape.empty()) {
       static const char* fb[] = {"+", "-", "*", "/", "maximum", "minimum", "atan2", "hypot", "fmod", "%", "fma"};
       static const char* ib[] = {"+", "-", "*", "maximum", "minimum", "&", "|", "^", "<<", ">>", "%", "fmod", "fma"};
       std::string op = is_float(p_.type) ? fb[pick(11)] : ib[pick(13)];
@@ -258,6 +266,19 @@ class generator {
       const bool bitwise = op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>";
       if (bitwise && a.plain_number() && b.plain_number()) op = "maximum";
       return expr{expr::kind::binary, op, "", 0, a.full || b.full, {a, b}};
+    }
+    if (roll < 90) {  // a scan along an axis of the main shape (negative: from the end)
+      static const char* fs[] = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"};
+      static const char* is[] = {"cumsum", "cumprod", "cummax", "cummin"};
+      const int rank = static_cast<int>(p_.shape.size());
+      expr c{expr::kind::scan,
+             is_float(p_.type) ? fs[pick(5)] : is[pick(4)],
+             is_float(p_.type) ? "float" : "",
+             pick(2 * rank) - rank,
+             true,
+             {make(depth - 1, true)}};
+      c.in_double = c.name != "cummax" && c.name != "cummin" && accumulates_in_double(c.name);
+      return c;
     }
     // A reduction with kept axes (broadcasts back), combined with a full operand when needed.
     static const char* fr[] = {"sum", "mean", "max", "min", "logsumexp", "var", "std", "prod"};

@@ -1,8 +1,9 @@
 /// @file executor.hpp
 /// Runs a program on a CUDA device: each fused group of the plan is one
 /// launch of one kernel class (kernels.hpp), chosen from the group's shape
-/// at run time: pointwise (all nodes over one space), rows (reductions over
-/// the same axes with pointwise nodes over their operand), columns (a
+/// at run time: pointwise (all nodes over one space), rows (reductions and
+/// scans over the same axes with pointwise nodes over their operand; a scan
+/// alone along any axis), columns (a
 /// reduction over leading axes: two launches), split (few long rows: two
 /// launches). Other groups, and every group with `fx::cuda_unfused`, run
 /// node by node. Values that stay inside a group live in registers; buffers
@@ -170,27 +171,27 @@ constexpr void add_slot_infos(slot_info* infos) {
 /// Per node: stored sizes and the largest accumulator state.
 struct node_info {
   int value_bytes = 0, target_bytes = 0, state_bytes = 0;
-  bool reduction = false;
+  bool reduction = false, scan = false;
 };
 template <class D>
 struct program_info {
   std::array<slot_info, slot_base<D>[node_count<D>] + 1> slots{};
   std::array<node_info, node_count<D>> nodes{};
   int smallest_bytes = 16;
-  bool any_reduction = false;
+  bool any_reduction = false;  ///< a reduction or a scan: the row kernels are instantiated
 };
 template <class D, int... J>
 constexpr program_info<D> make_program_info(std::integer_sequence<int, J...>) {
   program_info<D> info;
   (add_slot_infos<D, J, 0>(info.slots.data()), ...);
   ((info.nodes[J] = {static_cast<int>(sizeof(value_t<D, J>)), static_cast<int>(sizeof(target_element_t<D, J>)),
-                     state_bytes_of<D, J>(), is_reduction_at<D, J>}),
+                     state_bytes_of<D, J>(), is_reduction_at<D, J>, is_scan_at<D, J>}),
    ...);
   for (const slot_info& s : info.slots)
     if (s.element_bytes > 0 && s.param_bytes == 0) info.smallest_bytes = std::min(info.smallest_bytes, s.element_bytes);
   for (const node_info& n : info.nodes) {
     info.smallest_bytes = std::min({info.smallest_bytes, n.value_bytes, n.target_bytes});
-    info.any_reduction = info.any_reduction || n.reduction;
+    info.any_reduction = info.any_reduction || n.reduction || n.scan;
   }
   return info;
 }
@@ -671,8 +672,9 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
   kernel_class k = shape == group_shape::rows ? kernel_class::rows : kernel_class::pointwise;
   // Reductions only, none reading another: columns (reduced axes leading)
   // or split (few long rows) run them in one kernel; any other row group
-  // with few long rows runs node by node.
-  if (fused && k == kernel_class::rows) {
+  // with few long rows runs node by node. A group with a scan runs as rows
+  // (a block's threads per row, each row whole) whatever its rows.
+  if (fused && k == kernel_class::rows && !detail::has_scan(members)) {
     bool only_reductions = !run.reads_member(g.nodes);
     for (const auto* n : members) only_reductions = only_reductions && n->reduction;
     const node_runtime& anchor = *anchor_ptr;
@@ -683,10 +685,12 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
       k = kernel_class::columns;
     }
   }
-  // Registers: values inside a fused pointwise group; reductions inside a fused row group.
+  // Registers: values inside a fused pointwise group; reductions inside a fused row group (a
+  // scan's values, one per element, go to memory: each thread reads back those it wrote).
   std::vector<bool> in_registers(count, false);
   for (std::size_t i = 0; i < count; ++i)
-    in_registers[i] = fused && (k == kernel_class::pointwise || (k == kernel_class::rows && members[i]->reduction));
+    in_registers[i] = fused && (k == kernel_class::pointwise ||
+                                (k == kernel_class::rows && members[i]->reduction && !members[i]->scan));
   for (std::size_t i = 0; i < count; ++i) {
     const auto m = static_cast<std::size_t>(g.nodes[i]);
     auto& n = call.nodes[m];

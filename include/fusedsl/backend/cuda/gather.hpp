@@ -30,6 +30,9 @@ using target_element_t = typename std::tuple_element_t<static_cast<std::size_t>(
 /// The accumulator state of reduction node J.
 template <class P, int J>
 using state_t = typename node_t<P, J>::op_type::template state<compute_t<kernel_numerics, node_t<P, J>::input_dtype>>;
+/// The running value of scan node J: its input dtype's compute type.
+template <class P, int J>
+using scan_value_t = compute_t<kernel_numerics, node_t<P, J>::input_dtype>;
 
 /// Node values held in registers: `V` per node.
 template <class P, int V, int J = 0, bool = (J < node_count<P>)>

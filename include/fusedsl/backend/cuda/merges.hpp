@@ -9,8 +9,8 @@
 #include <type_traits>  // std::is_same_v
 #include <utility>      // std::integer_sequence, std::make_integer_sequence
 
-#include <fusedsl/backend/cuda/gather.hpp>         // state_t
-#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_count, is_reduction_at
+#include <fusedsl/backend/cuda/gather.hpp>         // state_t, scan_value_t
+#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_count, is_reduction_at, is_scan_at
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/expr/reduction_ops.hpp>          // ops::moment
 
@@ -40,27 +40,34 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void merge_states(const Op& op, State& s, con
   }
 }
 
-/// `state` of the lane `offset` further down (`__shfl_down_sync` word by word).
-template <class State>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_down(const State& state, int offset, int width) {
+/// `state` as `shuffle` (a `__shfl_*_sync` of one word) moves it between
+/// lanes, word by word: any state or value type, bool and 8-bit ones too.
+template <class State, class Shuffle>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffled(const State& state, Shuffle shuffle) {
   unsigned words[(sizeof(State) + 3) / 4] = {};
   std::memcpy(words, &state, sizeof(State));
 #pragma unroll
-  for (auto& w : words) w = __shfl_down_sync(0xffffffffu, w, static_cast<unsigned>(offset), width);
+  for (auto& w : words) w = shuffle(w);
   State result;
   std::memcpy(&result, words, sizeof(State));
   return result;
 }
-/// `state` of the first lane of each `width` lanes.
+/// `state` of the lane `offset` further down.
 template <class State>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_first(const State& state, int width) {
-  unsigned words[(sizeof(State) + 3) / 4] = {};
-  std::memcpy(words, &state, sizeof(State));
-#pragma unroll
-  for (auto& w : words) w = __shfl_sync(0xffffffffu, w, 0, width);
-  State result;
-  std::memcpy(&result, words, sizeof(State));
-  return result;
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_down(const State& state, int offset, int width) {
+  return shuffled(state,
+                  [&](unsigned w) { return __shfl_down_sync(0xffffffffu, w, static_cast<unsigned>(offset), width); });
+}
+/// `state` of the lane `offset` further up (a lane's own below `offset`).
+template <class State>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_up(const State& state, int offset, int width) {
+  return shuffled(state,
+                  [&](unsigned w) { return __shfl_up_sync(0xffffffffu, w, static_cast<unsigned>(offset), width); });
+}
+/// `state` of lane `lane` of each `width` lanes.
+template <class State>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State shuffle_from(const State& state, int lane, int width) {
+  return shuffled(state, [&](unsigned w) { return __shfl_sync(0xffffffffu, w, lane, width); });
 }
 
 /// Bytes of one of `merge_row`'s two shared-memory areas: a state per warp
@@ -86,7 +93,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, in
     const State other = shuffle_down(state, offset, width);
     if ((in_warp & (width - 1)) < offset) merge_states(op, state, other);
   }
-  if (threads_per_row <= 32) return shuffle_first(state, width);
+  if (threads_per_row <= 32) return shuffle_from(state, 0, width);
   State* partials = reinterpret_cast<State*>(shared + (turn++ & 1) * area_bytes);
   const int warps_per_row = threads_per_row >> 5;
   if (in_warp == 0) partials[warp] = state;
@@ -97,13 +104,15 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, in
     const State other = shuffle_down(total, offset, 32);
     if (in_warp < offset) merge_states(op, total, other);
   }
-  return shuffle_first(total, 32);
+  return shuffle_from(total, 0, 32);
 }
 
-/// Bytes of reduction node J's state (0 for other nodes).
+/// Bytes of reduction node J's state, or of scan node J's running value (0
+/// for other nodes): what a merge or a scan puts in shared memory per warp.
 template <class P, int J>
 constexpr int state_bytes_of() {
   if constexpr (is_reduction_at<P, J>) return static_cast<int>(sizeof(state_t<P, J>));
+  else if constexpr (is_scan_at<P, J>) return static_cast<int>(sizeof(scan_value_t<P, J>));
   else return 0;
 }
 template <class P, int... J>
@@ -112,7 +121,7 @@ constexpr int largest_state_bytes(std::integer_sequence<int, J...>) {
   ((largest = largest < state_bytes_of<P, J>() ? state_bytes_of<P, J>() : largest), ...);
   return largest;
 }
-/// The largest state of `P`'s reductions (bytes; 1 without any).
+/// The largest state of `P`'s reductions and scans (bytes; 1 without any).
 template <class P>
 inline constexpr int largest_state = largest_state_bytes<P>(std::make_integer_sequence<int, node_count<P>>{});
 

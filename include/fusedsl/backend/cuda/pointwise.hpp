@@ -5,9 +5,9 @@
 /// vector, elements one by one for the others: `vector_access`), values
 /// between nodes in registers.
 #pragma once
-#include <fusedsl/backend/cuda/gather.hpp>         // gather, store, registers, slot_values, gathered, position
-#include <fusedsl/backend/cuda/group_args.hpp>     // group_args
-#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_objects, loop_t, loop_of, distinct_at, is_reduction_at
+#include <fusedsl/backend/cuda/gather.hpp>      // gather, store, registers, slot_values, gathered, position
+#include <fusedsl/backend/cuda/group_args.hpp>  // group_args
+#include <fusedsl/backend/cuda/program_nodes.hpp>  // node_objects, loop_t, loop_of, distinct_at, is_reduction_at, is_scan_at
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>               // evaluate
@@ -35,7 +35,7 @@ template <class P, int J, int V, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_nodes(const node_objects<P>& nodes, const group_args<P>& a,
                                                         registers<P, V>& regs, const position<Index>& at, int count) {
   if constexpr (J < node_count<P>) {
-    if constexpr (!is_reduction_at<P, J>)
+    if constexpr (!is_reduction_at<P, J> && !is_scan_at<P, J>)
       if (a.active >> J & 1u) pointwise_node<P, J, V>(nodes, a, regs, at, count);
     pointwise_nodes<P, J + 1, V>(nodes, a, regs, at, count);
   }

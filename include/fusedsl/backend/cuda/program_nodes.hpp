@@ -93,6 +93,11 @@ struct to_device<P, reduce<Op, Axes, Keep, Arg>> {
   using type = reduce<Op, Axes, Keep, typename to_device<P, Arg>::type>;
   static constexpr type make(const reduce<Op, Axes, Keep, Arg>& e) { return {e.op, to_device<P, Arg>::make(e.arg)}; }
 };
+template <class P, class Op, int Axis, class Arg>
+struct to_device<P, scan<Op, Axis, Arg>> {
+  using type = scan<Op, Axis, typename to_device<P, Arg>::type>;
+  static constexpr type make(const scan<Op, Axis, Arg>& e) { return {e.op, to_device<P, Arg>::make(e.arg)}; }
+};
 
 /// Node (S, K) of a device description: its device expression object type
 /// and the element type of its statement's target.
@@ -191,6 +196,10 @@ template <class Op, class Axes, bool Keep, class Arg>
 struct canonical<reduce<Op, Axes, Keep, Arg>> {
   using type = reduce<canonical_t<Op>, canonical_t<Axes>, Keep, canonical_t<Arg>>;
 };
+template <class Op, int Axis, class Arg>
+struct canonical<scan<Op, Axis, Arg>> {
+  using type = scan<canonical_t<Op>, Axis, canonical_t<Arg>>;
+};
 template <int S, int K, class Node, class TargetElement>
 struct canonical<device_node<S, K, Node, TargetElement>> {
   using type = device_node<S, K, canonical_t<Node>, canonical_t<TargetElement>>;
@@ -241,7 +250,7 @@ using node_t = typename std::tuple_element_t<static_cast<std::size_t>(J), typena
 /// The loop expression of a node object of node J (K < 0: the value itself).
 template <int K, class N>
 FUSEDSL_HOST_DEVICE constexpr const auto& loop_of(const N& node) {
-  if constexpr (K >= 0 && is_reduction_node<N>) return node.arg;
+  if constexpr (K >= 0 && (is_reduction_node<N> || is_scan_node<N>)) return node.arg;
   else if constexpr (K >= 0 && is_realize_node<N>) return hana::at_c<0>(node.args);
   else return node;
 }
@@ -252,6 +261,9 @@ using loop_t = std::remove_cvref_t<decltype(loop_of<distinct_at<D, J>>(std::decl
 /// True when node J is a reduction.
 template <class D, int J>
 inline constexpr bool is_reduction_at = distinct_at<D, J> >= 0 && is_reduction_node<node_t<D, J>>;
+/// True when node J is a scan.
+template <class D, int J>
+inline constexpr bool is_scan_at = distinct_at<D, J> >= 0 && is_scan_node<node_t<D, J>>;
 
 template <class D, int... J>
 constexpr std::array<int, sizeof...(J) + 1> make_slot_bases(std::integer_sequence<int, J...>) {

@@ -1,10 +1,10 @@
 /// @file rows.hpp
-/// The CUDA row kernel class: `row_kernel` runs reductions over the same
-/// axes with the pointwise nodes over their operand, `threads_per_row`
-/// threads per row, each pass over the row in chunks of a few vectors per
-/// thread, a tree of shuffles and one barrier per reduction; rows of one
-/// chunk keep a placeholder that several nodes read in registers (each
-/// element read once).
+/// The CUDA row kernel class: `row_kernel` runs reductions and scans over
+/// the same axes with the pointwise nodes over their operand,
+/// `threads_per_row` threads per row, each pass over the row in chunks of a
+/// few vectors per thread, a tree of shuffles and one barrier per reduction
+/// (and per vector of a chunk of a scan); rows of one chunk keep a
+/// placeholder that several nodes read in registers (each element read once).
 #pragma once
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint32_t
@@ -16,6 +16,7 @@
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
 #include <fusedsl/backend/cuda/merges.hpp>         // merge_row, merge_area_bytes, largest_state
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
+#include <fusedsl/backend/cuda/scans.hpp>          // scan_row
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>               // evaluate
@@ -274,6 +275,51 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& 
   }
 }
 
+/// Scan node J over chunk `c` of the row: the thread's vectors gathered
+/// and evaluated first (the identity past the row's end, and for a thread
+/// without a row, `!valid`), then vector k of every thread of the row (the
+/// chunk's elements k * threads_per_row * V onwards, in lane order) at a
+/// time: each thread combines its V values in order, `scan_row` gives it
+/// the lanes before it, and each element is `carry` (the earlier vectors
+/// and chunks) with the lanes before it, then its own prefix. Every thread
+/// of the block calls it, the same number of times.
+template <class P, int J, int V, bool Full>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void scan_chunk(const node_objects<P>& nodes, const group_args<P>& a,
+                                                   const row_registers<P>& regs, const chunk& c, bool valid,
+                                                   scan_value_t<P, J>& carry, unsigned char* shared, int& turn) {
+  using E = loop_t<P, J>;
+  using C = scan_value_t<P, J>;
+  using Op = typename node_t<P, J>::op_type;
+  constexpr int K = chunk_vectors<V>;
+  const auto& s = get<J>(nodes);
+  slot_values<E, 1> uniform{};
+  if (valid) gather_uniform<P, J, 0, V>(a, regs, c, uniform);
+  C values[K * V];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const bool inside = valid && (Full || c.base + c.at(k) < a.space.inner);
+    slot_values<E, V> slots{};
+    if (inside) gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      values[k * V + v] = inside ? static_cast<C>(evaluate<kernel_numerics, 0>(s.arg, gathered<E, V>{slots, v}))
+                                 : Op::template identity<C>();
+  }
+  const int area = merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>);
+#pragma unroll 1
+  for (int k = 0; k < K; ++k) {
+    C prefix[V], running = Op::template identity<C>();
+#pragma unroll
+    for (int v = 0; v < V; ++v) prefix[v] = running = s.op.combine(running, values[k * V + v]);
+    const row_prefix<C> lanes = scan_row(s.op, running, a.threads_per_row, shared, area, turn);
+    const C start = s.op.combine(carry, lanes.before);
+#pragma unroll
+    for (int v = 0; v < V; ++v) prefix[v] = s.op.combine(start, prefix[v]);
+    carry = s.op.combine(carry, lanes.total);
+    if (valid) store_vector_at<P, J, V, Full>(a, c, k, prefix);
+  }
+}
+
 /// Pointwise node J over the thread's vectors of chunk `c`, a vector at a time.
 template <class P, int J, int V, bool Full>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& nodes, const group_args<P>& a,
@@ -320,6 +366,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
         if (valid && lane == 0) {
           const decltype(result) values[1] = {result};
           store<P, J, 1>(a, position<std::int64_t>{row, 0}, values);
+        }
+      } else if constexpr (is_scan_at<P, J>) {
+        // Every thread, with a row or not, over the same chunks: scan_chunk's barriers.
+        scan_value_t<P, J> carry = node_t<P, J>::op_type::template identity<scan_value_t<P, J>>();
+#pragma unroll 1
+        for (; c.base < inner; c.base += size) {
+          if (full_chunk<V>(a.space, c)) scan_chunk<P, J, V, true>(nodes, a, regs, c, valid, carry, shared, turn);
+          else scan_chunk<P, J, V, false>(nodes, a, regs, c, valid, carry, shared, turn);
         }
       } else if (valid) {
 #pragma unroll 1

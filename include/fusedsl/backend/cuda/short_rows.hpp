@@ -5,8 +5,8 @@
 /// that several nodes read (`group_args::cached`) into shared memory with
 /// coalesced loads, and the rows of each pointwise node's output back out
 /// with coalesced stores (operands whose rows are contiguous:
-/// `vector_access::contiguous`); each thread then adds its row's elements
-/// in order, with no shuffles and no barrier per reduction. The row kernel
+/// `vector_access::contiguous`); each thread then adds (or scans) its row's
+/// elements in order, with no shuffles and no barrier per reduction. The row kernel
 /// (rows.hpp) would give rows of 3 and 10 a few threads each, with a
 /// shuffle tree and 64-bit offsets per element (bench/RESULTS.md).
 #pragma once
@@ -15,7 +15,7 @@
 #include <type_traits>  // std::remove_pointer_t
 #include <utility>      // std::make_integer_sequence
 
-#include <fusedsl/backend/cuda/gather.hpp>         // gather_held, with_output, slot_values, offset, store
+#include <fusedsl/backend/cuda/gather.hpp>         // gather_held, with_output, slot_values, offset, store, scan_value_t
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, vector_access
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
 #include <fusedsl/backend/cuda/rows.hpp>           // cacheable
@@ -103,10 +103,22 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_element(const group_args<P>& a, c
   }
 }
 
+/// The values pointwise node J computes (its value's compute type), or scan
+/// node J (its running value's).
+template <class P, int J, bool = is_scan_at<P, J>>
+struct element_value {
+  using type = compute_t<kernel_numerics, loop_t<P, J>::value_dtype>;
+};
+template <class P, int J>
+struct element_value<P, J, true> {
+  using type = scan_value_t<P, J>;
+};
+
 /// Runs node J (and the following ones) over the thread's row: a reduction
 /// adds the row in order, keeps its result in registers and stores it; a
-/// pointwise node writes each element to the output tile (then the block
-/// stores the tile) or, for other outputs, to memory.
+/// pointwise node (or a scan, combining the row's elements in order) writes
+/// each element to the output tile (then the block stores the tile) or, for
+/// other outputs, to memory.
 template <class P, int J>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
                                                         node_values<P, 1>& regs, const unsigned char* staged,
@@ -135,15 +147,18 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& n
         }
       } else {
         using E = loop_t<P, J>;
+        using C = typename element_value<P, J>::type;
         const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
         const bool tiled = a.outs[J].access == vector_access::contiguous;  // the same for the whole block
+        C running{};
+        if constexpr (is_scan_at<P, J>) running = node_t<P, J>::op_type::template identity<C>();
         if (valid)
 #pragma unroll 4
           for (int j = 0; j < inner; ++j) {
             slot_values<E, 1> slots{};
             gather_element<P, J, 0>(a, regs, staged, r, j, slots);
-            const compute_t<kernel_numerics, E::value_dtype> values[1] = {
-                evaluate<kernel_numerics, 0>(e, gathered<E, 1>{slots, 0})};
+            C values[1] = {static_cast<C>(evaluate<kernel_numerics, 0>(e, gathered<E, 1>{slots, 0}))};
+            if constexpr (is_scan_at<P, J>) values[0] = running = get<J>(nodes).op.combine(running, values[0]);
             if (tiled)
               with_output<P, J>(a, [&](auto* data) {
                 using T = std::remove_pointer_t<decltype(data)>;
