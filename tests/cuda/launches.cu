@@ -95,6 +95,9 @@ constexpr fx::program centered{y = x - fx::mean(x, fx::axis<0>)};
 constexpr auto masked = fx::where(fx::index<0> < fx::index<1>, -std::numeric_limits<float>::infinity(), x);
 constexpr fx::program causal_softmax{y = fx::exp(masked - fx::max(masked, fx::axis<1>)) /
                                          fx::sum(fx::exp(masked - fx::max(masked, fx::axis<1>)), fx::axis<1>)};
+// A scan and a reduction over the same rows (exact: the CPU's values bit for bit): one row
+// kernel, also for few long rows (a group with a scan is never split).
+constexpr fx::program below_max{y = fx::cummax(x, fx::axis<1>) - fx::max(x, fx::axis<1>)};
 
 }  // namespace
 
@@ -103,6 +106,9 @@ TEST_CASE("launches: a captured run has a kernel per group, two for a column gro
   SUBCASE("rows") { check_launches(softmax, y, {2048, 1000}, {2048, 1000}, 1, 1); }
   SUBCASE("rows with index leaves") { check_launches(causal_softmax, y, {2048, 1000}, {2048, 1000}, 1, 1); }
   SUBCASE("short rows") { check_launches(softmax, y, {50000, 10}, {50000, 10}, 1, 1); }
+  SUBCASE("rows with a scan") { check_launches(below_max, y, {2048, 1000}, {2048, 1000}, 1, 1); }
+  SUBCASE("short rows with a scan") { check_launches(below_max, y, {50000, 10}, {50000, 10}, 1, 1); }
+  SUBCASE("few long rows with a scan") { check_launches(below_max, y, {3, 1 << 20}, {3, 1 << 20}, 1, 1); }
   SUBCASE("split rows") { check_launches(row_sum, c, {3, 1 << 20}, {3}, 1, 1); }
   SUBCASE("columns, one chunk of rows") { check_launches(column_sum, c, {16, 65536}, {65536}, 1, 2); }
   SUBCASE("columns, 16-byte vectors") { check_launches(column_sum, c, {3000, 512}, {512}, 1, 2); }
