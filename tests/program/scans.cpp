@@ -113,6 +113,12 @@ TEST_CASE("order and dtype: f32 data combines in float from the start of the row
   CHECK(result(0, n - 1) == 16777216.0f + 300.0f - 1.0f);
 }
 
+TEST_CASE("scans print in the DSL's spelling, with their options") {
+  CHECK(fx::to_string(fx::cumsum(x * 2, fx::axis<1>)) == "cumsum(x * 2, axis<1>)");
+  CHECK(fx::to_string(fx::logcumsumexp(x, fx::axis<-1>, fx::accumulate<double>)) ==
+        "logcumsumexp(x, axis<-1>, accumulate f64)");
+}
+
 TEST_CASE("a running mean with fx::index: the same bits with any thread count, fused or not") {
   constexpr fx::program running{y = x - fx::cumsum(x, fx::axis<1>) / (fx::index<1> + 1)};
   static_assert(fx::kernel_count(running) == 1);
