@@ -446,12 +446,13 @@ struct launcher {
       };
       // Rows of one chunk keep a placeholder several nodes read in registers
       // (rows.hpp, `row_registers`); without one, vectorized rows take two
-      // chunks per thread: half the threads and merge steps per row (a
-      // slightly faster row sum; bench/RESULTS.md).
-      const int per_thread = vectorized ? chunk_elements<V> : chunk_elements<1>;
+      // chunks per thread, up to 32 elements: half the threads and merge
+      // steps per row (a slightly faster row sum; bench/RESULTS.md); more
+      // would leave a 64-wide bf16 row to one thread, which is slower.
+      const int per_thread = vectorized ? chunk_elements<D, V> : chunk_elements<D, 1>;
       a.threads_per_row = threads_for(per_thread);
       if (a.space.inner <= std::int64_t{a.threads_per_row} * per_thread) choose_cached(members, a);
-      if (a.cached < 0 && vectorized) a.threads_per_row = threads_for(2 * per_thread);
+      if (a.cached < 0 && vectorized) a.threads_per_row = threads_for(std::max(per_thread, std::min(2 * per_thread, 32)));
       const int threads = std::max(a.threads_per_row, 256);
       const int rows_per_block = threads / a.threads_per_row;
       const auto blocks = static_cast<unsigned>(

@@ -6,6 +6,7 @@
 /// (and per vector of a chunk of a scan); rows of one chunk keep a
 /// placeholder that several nodes read in registers (each element read once).
 #pragma once
+#include <algorithm>    // std::clamp, std::max
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint32_t
 #include <cstring>      // std::memcpy
@@ -23,21 +24,6 @@
 #include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t
 
 namespace fusedsl::cuda_detail {
-
-/// Elements of a row each thread of the vectorized row kernel takes per
-/// pass over a chunk of the row (`row_elements / V` vectors of `V`, their
-/// loads in flight together), and holds of the cached placeholder: 256
-/// threads hold a row of 4096 in one chunk, as Triton's persistent
-/// reductions do.
-inline constexpr int row_elements = 16;
-/// Vectors of `V` elements per thread and chunk: 16 elements when
-/// vectorized; 4 for the scalar kernel, whose general offsets per element
-/// made it four times larger (to compile) with 16.
-template <int V>
-inline constexpr int chunk_vectors = V > 1 ? row_elements / V : 4;
-/// Elements per thread and chunk.
-template <int V>
-inline constexpr int chunk_elements = V* chunk_vectors<V>;
 
 template <class P, int J, int I, std::size_t... S>
 constexpr bool reads_placeholder(std::index_sequence<S...>) {
@@ -61,14 +47,36 @@ constexpr int cache_element_bytes(std::integer_sequence<int, I...>) {
   return bytes;
 }
 
+/// Bytes per element of the row a thread of the vectorized row kernel
+/// holds: the cached placeholder's (several nodes read it), else the
+/// smallest element type of the group (`V` of them fill 16 bytes).
+template <class P, int V>
+inline constexpr int row_element_bytes = [] {
+  const int cached = cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{});
+  return cached > 0 ? cached : 16 / V;
+}();
+/// Elements of a row each thread of the row kernel takes per pass over a
+/// chunk of the row (`chunk_vectors` vectors of `V`, their loads in flight
+/// together), and holds of the cached placeholder: 64 bytes of the row (16
+/// f32, 32 bf16; at least 16, at most 32 elements), so that a row's fixed
+/// costs (its merges, the chunk's bookkeeping) are shared by as many
+/// elements as registers allow: 256 threads hold a row of 4096 f32 or 8192
+/// bf16 in one chunk. The scalar kernel (`V` == 1) takes 4: its general
+/// offsets per element made it four times larger (to compile) with 16.
+template <class P, int V>
+inline constexpr int chunk_elements = V > 1 ? std::max(V, std::clamp(64 / row_element_bytes<P, V>, 16, 32)) : 4;
+/// Vectors of `V` elements per thread and chunk.
+template <class P, int V>
+inline constexpr int chunk_vectors = chunk_elements<P, V> / V;
+
 /// The row kernel's registers: the reductions' results for the current
-/// row, and the thread's `row_elements` elements of the row of the cached
+/// row, and the thread's `chunk_elements` elements of the row of the cached
 /// placeholder (raw bytes: which placeholder it is is known at run time
 /// only; one placeholder, so that a program's others cost no registers).
-template <class P>
+template <class P, int V>
 struct row_registers {
   static constexpr int cache_words =
-      (row_elements * cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{}) + 3) / 4;
+      (chunk_elements<P, V> * cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{}) + 3) / 4;
   node_values<P, 1> nodes;
   std::uint32_t cache[cache_words > 0 ? cache_words : 1];
 };
@@ -79,15 +87,15 @@ struct row_registers {
 struct chunk {
   std::int64_t row = 0, base = 0;  ///< the row, the chunk's first element
   int first = 0, step = 0;         ///< lane * V, threads_per_row * V
-  /// Element of the chunk where vector k starts (32 bits: a chunk has at most 1024 * row_elements).
+  /// Element of the chunk where vector k starts (32 bits: a chunk has at most 1024 * 32 elements).
   FUSEDSL_DEVICE FUSEDSL_FORCEINLINE int at(int k) const { return first + k * step; }
 };
 
 /// True when all of the thread's vectors of chunk `c` lie in the row: its
 /// passes then run without a test per vector.
-template <int V>
+template <class P, int V>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool full_chunk(const space_args& s, const chunk& c) {
-  return c.base + c.at(chunk_vectors<V> - 1) < s.inner;
+  return c.base + c.at(chunk_vectors<P, V> - 1) < s.inner;
 }
 
 /// The offset of the start of chunk `c`'s row in `o`, for `V` > 1: 32
@@ -135,7 +143,7 @@ inline constexpr bool uniform_leaf = is_param_leaf<L> || (V > 1 && [] {
 /// value, so the compiler computes expressions of them once (layernorm's
 /// rsqrt(var + eps), not one per element).
 template <class P, int J, std::size_t S, int V>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_uniform(const group_args<P>& a, const row_registers<P>& regs,
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_uniform(const group_args<P>& a, const row_registers<P, V>& regs,
                                                        const chunk& c, slot_values<loop_t<P, J>, 1>& out) {
   using E = loop_t<P, J>;
   if constexpr (S < leaf_slots<E>()) {
@@ -158,7 +166,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_uniform(const group_args<P>& a, c
 /// (`uniform`), a reduction's result in registers, the cached placeholder,
 /// or memory.
 template <class P, int J, std::size_t S, int V, bool Full>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_vector(const group_args<P>& a, const row_registers<P>& regs,
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_vector(const group_args<P>& a, const row_registers<P, V>& regs,
                                                       const chunk& c, int k,
                                                       const slot_values<loop_t<P, J>, 1>& uniform,
                                                       slot_values<loop_t<P, J>, V>& out) {
@@ -220,14 +228,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector_at(const group_args<P>& a, 
 /// Loads the thread's elements of the row of the cached placeholder
 /// (placeholder I or a later one) into `regs.cache`: all loads in flight together.
 template <class P, int I, int V>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_registers<P>& regs, const chunk& c) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_registers<P, V>& regs, const chunk& c) {
   if constexpr (I < memory_leaf_count<P>) {
     if constexpr (cacheable<P, I>) {
       if (a.cached == I) {
         using T = memory_leaf_t<P, I>;
-        T values[chunk_elements<V>] = {};
+        T values[chunk_elements<P, V>] = {};
 #pragma unroll
-        for (int k = 0; k < chunk_vectors<V>; ++k)
+        for (int k = 0; k < chunk_vectors<P, V>; ++k)
           load_vector_at<V, false>(a.space, a.leaves[a.cache_source], c, k, values + k * V);
         std::memcpy(regs.cache, values, sizeof(values));
         return;
@@ -244,12 +252,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_r
 /// once per chunk, not once per element).
 template <class P, int J, int V, bool Full>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& nodes, const group_args<P>& a,
-                                                         const row_registers<P>& regs, const chunk& c,
+                                                         const row_registers<P, V>& regs, const chunk& c,
                                                          state_t<P, J>& state) {
   using N = node_t<P, J>;
   using E = loop_t<P, J>;
   using C = compute_t<kernel_numerics, N::input_dtype>;
-  constexpr int K = chunk_vectors<V>;
+  constexpr int K = chunk_vectors<P, V>;
   const N& r = get<J>(nodes);
   slot_values<E, 1> uniform{};
   gather_uniform<P, J, 0, V>(a, regs, c, uniform);
@@ -323,13 +331,13 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void scan_chunk(const node_objects<P>& nodes,
 /// Pointwise node J over the thread's vectors of chunk `c`, a vector at a time.
 template <class P, int J, int V, bool Full>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& nodes, const group_args<P>& a,
-                                                        const row_registers<P>& regs, const chunk& c) {
+                                                        const row_registers<P, V>& regs, const chunk& c) {
   using E = loop_t<P, J>;
   const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
   slot_values<E, 1> uniform{};
   gather_uniform<P, J, 0, V>(a, regs, c, uniform);
 #pragma unroll
-  for (int k = 0; k < chunk_vectors<V>; ++k) {
+  for (int k = 0; k < chunk_vectors<P, V>; ++k) {
     slot_values<E, V> slots{};
     gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
     compute_t<kernel_numerics, E::value_dtype> values[V];
@@ -341,12 +349,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& n
 
 template <class P, int J, int V>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                  row_registers<P>& regs, std::int64_t row, bool valid, int lane,
+                                                  row_registers<P, V>& regs, std::int64_t row, bool valid, int lane,
                                                   unsigned char* shared, int& turn) {
   if constexpr (J < node_count<P>) {
     if (a.active >> J & 1u) {
       const int tpr = a.threads_per_row;
-      const std::int64_t inner = a.space.inner, size = std::int64_t{tpr} * chunk_elements<V>;
+      const std::int64_t inner = a.space.inner, size = std::int64_t{tpr} * chunk_elements<P, V>;
       chunk c{row, 0, lane * V, tpr * V};
       // A chunk at a time (rows of one chunk are the fast case): unrolled,
       // the loop would keep several chunks' values in registers.
@@ -355,7 +363,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
         if (valid)
 #pragma unroll 1
           for (; c.base < inner; c.base += size) {
-            if (full_chunk<V>(a.space, c)) accumulate_chunk<P, J, V, true>(nodes, a, regs, c, state);
+            if (full_chunk<P, V>(a.space, c)) accumulate_chunk<P, J, V, true>(nodes, a, regs, c, state);
             else accumulate_chunk<P, J, V, false>(nodes, a, regs, c, state);
           }
         const auto& op = get<J>(nodes).op;
@@ -378,7 +386,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
       } else if (valid) {
 #pragma unroll 1
         for (; c.base < inner; c.base += size) {
-          if (full_chunk<V>(a.space, c)) pointwise_chunk<P, J, V, true>(nodes, a, regs, c);
+          if (full_chunk<P, V>(a.space, c)) pointwise_chunk<P, J, V, true>(nodes, a, regs, c);
           else pointwise_chunk<P, J, V, false>(nodes, a, regs, c);
         }
       }
@@ -389,7 +397,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
 
 /// Row group: `threads_per_row` threads per row, `blockDim.x /
 /// threads_per_row` rows per block; every node runs over the whole row in
-/// order, in chunks of `threads_per_row * chunk_elements<V>` elements, each
+/// order, in chunks of `threads_per_row * chunk_elements<P, V>` elements, each
 /// thread on the same `V`-element vectors of a chunk in every pass (16-byte
 /// loads when the rows are contiguous and aligned). A row of one chunk
 /// keeps the cached placeholder (read by several nodes) in registers: read
@@ -408,7 +416,7 @@ __global__ void __launch_bounds__(1024)
        first += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
     const std::int64_t row = first + slot;
     const bool valid = row < a.space.outer;
-    row_registers<P> regs;
+    row_registers<P, V> regs;
     if (valid && a.cached >= 0) load_cache<P, 0, V>(a, regs, chunk{row, 0, lane * V, a.threads_per_row * V});
     row_nodes<P, 0, V>(nodes, a, regs, valid ? row : 0, valid, lane, shared, turn);
   }
