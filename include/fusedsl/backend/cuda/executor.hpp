@@ -452,7 +452,8 @@ struct launcher {
       const int per_thread = vectorized ? chunk_elements<D, V> : chunk_elements<D, 1>;
       a.threads_per_row = threads_for(per_thread);
       if (a.space.inner <= std::int64_t{a.threads_per_row} * per_thread) choose_cached(members, a);
-      if (a.cached < 0 && vectorized) a.threads_per_row = threads_for(std::max(per_thread, std::min(2 * per_thread, 32)));
+      if (a.cached < 0 && vectorized)
+        a.threads_per_row = threads_for(std::max(per_thread, std::min(2 * per_thread, 32)));
       const int threads = std::max(a.threads_per_row, 256);
       const int rows_per_block = threads / a.threads_per_row;
       const auto blocks = static_cast<unsigned>(

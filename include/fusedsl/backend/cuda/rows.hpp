@@ -293,12 +293,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& 
 /// of the block calls it, the same number of times.
 template <class P, int J, int V, bool Full>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void scan_chunk(const node_objects<P>& nodes, const group_args<P>& a,
-                                                   const row_registers<P>& regs, const chunk& c, bool valid,
+                                                   const row_registers<P, V>& regs, const chunk& c, bool valid,
                                                    scan_value_t<P, J>& carry, unsigned char* shared, int& turn) {
   using E = loop_t<P, J>;
   using C = scan_value_t<P, J>;
   using Op = typename node_t<P, J>::op_type;
-  constexpr int K = chunk_vectors<V>;
+  constexpr int K = chunk_vectors<P, V>;
   const auto& s = get<J>(nodes);
   slot_values<E, 1> uniform{};
   if (valid) gather_uniform<P, J, 0, V>(a, regs, c, uniform);
@@ -376,11 +376,13 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
           store<P, J, 1>(a, position<std::int64_t>{row, 0}, values);
         }
       } else if constexpr (is_scan_at<P, J>) {
-        // Every thread, with a row or not, over the same chunks: scan_chunk's barriers.
+        // Every thread, with a row or not, over the same chunks, and every thread of the
+        // block on the same path (the whole chunk in the row or not, not the thread's
+        // part of it): scan_chunk's shuffles and barriers wait for all of them.
         scan_value_t<P, J> carry = node_t<P, J>::op_type::template identity<scan_value_t<P, J>>();
 #pragma unroll 1
         for (; c.base < inner; c.base += size) {
-          if (full_chunk<V>(a.space, c)) scan_chunk<P, J, V, true>(nodes, a, regs, c, valid, carry, shared, turn);
+          if (c.base + size <= inner) scan_chunk<P, J, V, true>(nodes, a, regs, c, valid, carry, shared, turn);
           else scan_chunk<P, J, V, false>(nodes, a, regs, c, valid, carry, shared, turn);
         }
       } else if (valid) {
