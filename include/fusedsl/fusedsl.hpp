@@ -17,6 +17,7 @@
 #include <fusedsl/expr/reduce.hpp>           // reductions, axis, axes
 #include <fusedsl/expr/scan.hpp>             // scans: cumsum, cumprod, cummax, cummin, logcumsumexp
 #include <fusedsl/expr/index.hpp>            // index: positions along axes
+#include <fusedsl/expr/gather.hpp>           // take_along_axis, index_select
 #include <fusedsl/expr/tensor_leaf.hpp>      // tensors inside expressions
 #include <fusedsl/expr/print.hpp>            // to_string(expr)
 #include <fusedsl/program/placeholder.hpp>   // in, out, inout, local, param

@@ -2,16 +2,21 @@
 /// One element of a pointwise expression tree, computed from its leaves.
 /// Loops hand in a reader that knows where leaf slot `k` (see
 /// `leaf_slots`) is at the current element: `reader.template load<k, T>()`
-/// returns that leaf's stored element of type T. Every op computes in the
-/// compute types of numerics policy `N`.
+/// returns that leaf's stored element of type T. A gathered leaf's slot is
+/// read with `reader.template gather<k, T>(i)`, its element at index `i` of
+/// the gathered axis, once `i` is checked against
+/// `reader.template gathered_size<k>()`. Every op computes in the compute
+/// types of numerics policy `N`.
 #pragma once
 #include <cstddef>      // std::size_t
-#include <type_traits>  // std::enable_if_t, std::false_type
+#include <cstdint>      // std::int64_t
+#include <type_traits>  // std::enable_if_t, std::false_type, std::remove_cvref_t
 #include <utility>      // std::index_sequence
 
 #include <fusedsl/core/config.hpp>    // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/hana.hpp>      // hana::at_c, hana::take_front_c
 #include <fusedsl/core/numerics.hpp>  // compute_t, element_t
+#include <fusedsl/expr/gather.hpp>    // is_gather_node, detail::gather_index_valid
 #include <fusedsl/expr/traverse.hpp>  // leaf_slots, is_inlined
 
 namespace fusedsl {
@@ -43,6 +48,13 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(co
     return static_cast<result>(e.value);
   } else if constexpr (detail::reader_holds<Reader, E, First>::value) {
     return static_cast<result>(reader.template held<E, First>(e));
+  } else if constexpr (is_gather_node<E>) {
+    // The gathered leaf is slot First, the indices' leaves follow it. An index out
+    // of range reads nothing: the run reports it (a value of 0 meanwhile).
+    using source = std::remove_cvref_t<decltype(hana::at_c<0>(e.args))>;
+    const auto i = static_cast<std::int64_t>(evaluate<N, First + 1>(hana::at_c<1>(e.args), reader));
+    if (!detail::gather_index_valid<typename E::op>(i, reader.template gathered_size<First>())) return result{};
+    return static_cast<result>(reader.template gather<First, leaf_storage_t<source>>(i));
   } else if constexpr (is_inlined<E>) {
     // Integer results wrap to their dtype at every op, as in torch, also where the
     // computation is wider (the oracle's int64): a shift or a maximum of an overflowed

@@ -6,6 +6,7 @@
 #include <sstream>                // std::ostringstream
 #include <string>                 // std::string
 
+#include <fusedsl/expr/gather.hpp>       // is_gather_node, is_gathered_leaf
 #include <fusedsl/expr/index.hpp>        // index_leaf
 #include <fusedsl/expr/pointwise.hpp>    // pointwise
 #include <fusedsl/expr/reduce.hpp>       // reduce, axes_t
@@ -71,7 +72,11 @@ template <class E>
 printed print(const E& e) {
   if constexpr (is_kind<E, kind::pointwise>) {
     using Op = typename E::op;
-    if constexpr (Op::symbol != nullptr && Op::arity == 2) {
+    if constexpr (is_gather_node<E>) {
+      return {std::string(Op::name) + "(" + print(hana::at_c<0>(e.args)).text + ", " +
+                  print(hana::at_c<1>(e.args)).text + ", axis<" + std::to_string(Op::axis) + ">)",
+              atom_precedence};
+    } else if constexpr (Op::symbol != nullptr && Op::arity == 2) {
       const int p = precedence(Op::symbol);
       return {print(hana::at_c<0>(e.args)).at_least(p) + " " + Op::symbol + " " +
                   print(hana::at_c<1>(e.args)).at_least(p + 1),
@@ -97,6 +102,8 @@ printed print(const E& e) {
   } else if constexpr (is_kind<E, kind::scan>) {
     const std::string options = axes_text(axes_t<E::axis>{}) + accumulate_text<typename E::op_type>();
     return {std::string(E::op_type::name) + "(" + print(e.arg).text + options + ")", atom_precedence};
+  } else if constexpr (is_gathered_leaf<E>) {
+    return print(e.x);
   } else if constexpr (is_index_node<E>) {
     if constexpr (E::axis == all_axes) return {"position", atom_precedence};
     else return {"index<" + std::to_string(E::axis) + ">", atom_precedence};

@@ -12,6 +12,7 @@
 #include <fusedsl/core/hana.hpp>        // hana: operands and type lists
 #include <fusedsl/core/numerics.hpp>    // compute_t, kernel_numerics
 #include <fusedsl/expr/expression.hpp>  // constant
+#include <fusedsl/expr/gather.hpp>      // gathered_leaf
 #include <fusedsl/expr/index.hpp>       // is_index_node
 #include <fusedsl/expr/pointwise.hpp>   // pointwise
 #include <fusedsl/expr/reduce.hpp>      // reduce
@@ -108,6 +109,11 @@ struct post_order<reduce<Op, Ax, K, Arg>> : concat<typename post_order<Arg>::typ
 };
 template <class Op, int A, class Arg>
 struct post_order<scan<Op, A, Arg>> : concat<typename post_order<Arg>::type, type_list<scan<Op, A, Arg>>> {};
+/// A gathered leaf after its placeholder: the program binds the placeholder
+/// by name, the lowering reads it (a leaf slot all the same).
+template <class X, int Axis, bool Keep>
+struct post_order<gathered_leaf<X, Axis, Keep>>
+    : concat<typename post_order<X>::type, type_list<gathered_leaf<X, Axis, Keep>>> {};
 
 template <class... T>
 constexpr auto as_type_tuple(type_list<T...>) {
@@ -234,6 +240,15 @@ constexpr int index_rank() {
       return rank;
     });
   else return 0;
+}
+
+/// True when a loop over `E` or a node below it gathers from placeholder `X`.
+template <class X, class E>
+constexpr bool gathers_from() {
+  if constexpr (is_gathered_leaf<E>) return std::is_same_v<typename E::source_type, X>;
+  else
+    return hana::unpack(detail::children<E>::value,
+                        [](auto... c) { return (false || ... || gathers_from<X, typename decltype(c)::type>()); });
 }
 
 /// Calls `f(node)` for every occurrence of node type `N` in `e`, in post-order.

@@ -43,6 +43,7 @@ struct read {
   std::string buffer;
   std::vector<int> axes;
   std::int64_t itemsize = 4;  ///< bytes per element of `buffer`
+  bool indirect = false;      ///< a gather's read at loaded indices: a StarDep (docs/fusion.md)
 };
 
 /// Appends a read (member by member: nvcc's constexpr mishandles aggregates holding strings).
@@ -93,6 +94,7 @@ enum class cell_kind : unsigned char {
   tensor,       ///< a tensor inside the expression: an input of its own
   scalar,       ///< constants and params: no memory
   index,        ///< `fx::index<A>`: no memory (Inductor's index expressions), size 1 on each of its axes
+  gathered,     ///< a gather's x (its operand): the whole buffer read at indices, size 1 along the axis
 };
 
 /// One subexpression of a statement's value, as plain data. A statement is
@@ -110,9 +112,11 @@ struct cell {
   int rank = 0;                    ///< placeholders and index leaves: their rank; nodes: the operand's rank
   bool reduction = false;          ///< nodes: a reduction or a scan (else a realized value)
   bool scan = false;               ///< nodes: a scan (its value keeps its axis)
-  bool keep_axes = false;          ///< reductions: reduced axes stay as size-1 axes
+  bool keep_axes = false;          ///< reductions: reduced axes stay as size-1 axes; gathered leaves: the axis too
   int axis_count = 0;              ///< reductions: reduced axes listed (0: all); scans: 1
   const int* axes = nullptr;       ///< reductions and scans: the axes listed, negative ones from the end
+  int gathered_axis = 0;           ///< gathered leaves: the gathered axis of x
+  int index_trailing = 0;          ///< gathers: innermost axes their indices (operand 1) lack (index_trailing_axes)
 };
 
 /// Operand count of a pointwise node.
@@ -143,6 +147,12 @@ constexpr cell cell_of() {
   } else if constexpr (is_pointwise_node<E>) {
     c.kind = cell_kind::pointwise;
     c.arity = arity_of<E>;
+    c.index_trailing = index_trailing_axes<E>;
+  } else if constexpr (is_gathered_leaf<E>) {
+    c.kind = cell_kind::gathered;
+    c.arity = 1;
+    c.gathered_axis = E::axis;
+    c.keep_axes = E::rank == E::source_type::rank;
   } else if constexpr (requires { E::role_of; }) {
     c.kind = cell_kind::placeholder;
     c.name = E::name.view();
@@ -287,10 +297,28 @@ struct statement_lowering {
       }
       case cell_kind::pointwise: {
         std::vector<int> result;
-        for (int o = operand_start[static_cast<std::size_t>(p)]; o < operand_start[static_cast<std::size_t>(p) + 1];
-             ++o)
-          result = state->broadcast(result, visit(operands[static_cast<std::size_t>(o)], reads));
+        const int first = operand_start[static_cast<std::size_t>(p)];
+        for (int o = first; o < operand_start[static_cast<std::size_t>(p) + 1]; ++o) {
+          const std::size_t before = reads.size();
+          std::vector<int> axes = visit(operands[static_cast<std::size_t>(o)], reads);
+          if (o == first + 1 && e.index_trailing > 0) {  // index_select's indices stand along its axis
+            for (std::size_t r = before; r < reads.size(); ++r)
+              reads[r].axes.insert(reads[r].axes.end(), static_cast<std::size_t>(e.index_trailing), unit_axis);
+            axes.insert(axes.end(), static_cast<std::size_t>(e.index_trailing), unit_axis);
+          }
+          result = state->broadcast(result, axes);
+        }
         return result;
+      }
+      case cell_kind::gathered: {
+        const std::size_t before = reads.size();
+        std::vector<int> axes =
+            visit(operands[static_cast<std::size_t>(operand_start[static_cast<std::size_t>(p)])], reads);
+        for (std::size_t r = before; r < reads.size(); ++r) reads[r].indirect = true;
+        // The indices give the positions along the gathered axis: size 1, or dropped.
+        if (e.keep_axes) axes[static_cast<std::size_t>(e.gathered_axis)] = unit_axis;
+        else axes.erase(axes.begin() + e.gathered_axis);
+        return axes;
       }
       case cell_kind::placeholder: {
         const leaf_state& l = state->leaf(e);
@@ -469,7 +497,15 @@ constexpr graph build_graph(const lowering& state) {
       for (std::int64_t s : index.sizes) bytes *= s;
       return affine_dep(buffer, 0, index.strides, index.sizes, bytes);
     };
-    for (const read& r : n.reads) spec.reads.push_back(memory(r.buffer, r.axes, r.itemsize));
+    for (const read& r : n.reads) {
+      if (r.indirect) {  // the whole buffer: its size hint
+        std::int64_t bytes = r.itemsize;
+        for (int a : r.axes) bytes *= axis_hint(hint, a);
+        spec.reads.push_back(star_dep(r.buffer, bytes));
+      } else {
+        spec.reads.push_back(memory(r.buffer, r.axes, r.itemsize));
+      }
+    }
     for (const std::string& b : n.star_reads) spec.reads.push_back(star_dep(b));
     for (const auto& [b, m] : n.weak_reads) spec.reads.push_back(weak_dep(b, m));
     std::vector<int> written = n.space;  // the kept-axes shape of the output (a scan's: all of it)

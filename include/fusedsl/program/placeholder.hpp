@@ -10,7 +10,7 @@
 #include <fusedsl/core/shape.hpp>          // max_rank
 #include <fusedsl/expr/expression.hpp>     // operand, as_expr
 #include <fusedsl/expr/pointwise.hpp>      // make_pointwise: compound assignments
-#include <fusedsl/expr/traverse.hpp>       // index_rank
+#include <fusedsl/expr/traverse.hpp>       // index_rank, gathers_from
 #include <fusedsl/program/binding.hpp>     // tensor_binding, param_binding
 #include <fusedsl/program/statement.hpp>   // assign
 #include <fusedsl/tensor/tensor.hpp>       // tensor
@@ -65,6 +65,9 @@ struct placeholder {
     static_assert(Rank == dynamic_rank || index_rank<as_expr_t<E>>() <= Rank,
                   "fusedsl: fx::index axis out of range of the statement's target: use an axis in [-rank, rank) of "
                   "the target");
+    static_assert(!gathers_from<placeholder, as_expr_t<E>>(),
+                  "fusedsl: a statement cannot gather from its own target (it would read elements it has already "
+                  "overwritten): assign the result to another placeholder");
     return assign<placeholder, as_expr_t<E>>{*this, as_expr(value)};
   }
   /// `target += value` is `target = target + value`.

@@ -54,7 +54,7 @@ std::vector<W> map_each_index(const shape& sizes, F&& f) {
   std::vector<W> values(static_cast<std::size_t>(n));
   constexpr std::int64_t block = 4096;
   const std::int64_t blocks = (n + block - 1) / block;
-  std::atomic<unsigned>* const faults = detail::current_faults;
+  detail::run_faults* const faults = detail::current_faults;
   // std::vector<bool> packs bits: no concurrent writes there.
 #pragma omp parallel for schedule(static) if (!std::is_same_v <W, bool> && blocks >= 16)
   for (std::int64_t b = 0; b < blocks; ++b) {
@@ -115,6 +115,24 @@ dense<wide_t<E>> evaluate(detail::bound_leaves<P>& leaves, const E& e, const sha
               std::int64_t position = 0;
               for (int d = 0; d < space.rank(); ++d) position += index[d] * strides[d];
               return static_cast<W>(position);
+            })};
+  } else if constexpr (is_gather_node<E>) {
+    using Op = typename E::op;
+    using L = std::remove_cvref_t<decltype(hana::at_c<0>(e.args))>;
+    const auto& x = leaves.template slot<typename L::source_type>().view;
+    const auto indices = evaluate(leaves, hana::at_c<1>(e.args), leading_axes(space, index_trailing_axes<E>));
+    shape aligned = indices.sizes;
+    for (int d = 0; d < index_trailing_axes<E>; ++d) aligned.push_back(1);
+    const shape own = L::own(x.sizes(), 1);
+    const shape sizes = broadcast_shapes(own, aligned);
+    return {sizes, map_each_index<W>(sizes, [&](const shape& index) {
+              const auto i = static_cast<std::int64_t>(indices.values[broadcast_position(aligned, index)]);
+              if (!detail::gather_index_valid<Op>(i, x.sizes()[Op::axis])) return W{};
+              std::int64_t offset = i * x.strides()[Op::axis];
+              for (int d = 0; d < x.rank(); ++d)
+                if (d != Op::axis && x.sizes()[d] != 1)
+                  offset += index[index.rank() - own.rank() + L::own_axis(d)] * x.strides()[d];
+              return static_cast<W>(x.data()[offset]);
             })};
   } else if constexpr (is_pointwise_node<E>) {
     const shape operand_space = [&] {

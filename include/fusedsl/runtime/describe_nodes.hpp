@@ -124,20 +124,25 @@ void describe(call_state<P>& call, node_runtime& n) {
 }
 
 /// The address of leaf `e` over `n.space` into `n.leaves[First]`, and the
-/// leaves below it for inlined nodes.
+/// leaves below it for inlined nodes. `trailing`: innermost axes of the
+/// space that `e` lacks (it is inside index_select's indices, which stand
+/// along the select's axis): its leaves read 0 strides along them.
 template <std::size_t S, std::size_t First, class P, class E>
-void collect(call_state<P>& call, const E& e, node_runtime& n) {
+void collect(call_state<P>& call, const E& e, node_runtime& n, int trailing = 0) {
   if constexpr (is_inlined<E>) {
     hana::unpack(hana::make_range(hana::size_c<0>, hana::size_c<E::op::arity>), [&](auto... i) {
-      (collect<S, operand_first_slot<E, First, decltype(i)::value>()>(call, hana::at(e.args, i), n), ...);
+      (collect<S, operand_first_slot<E, First, decltype(i)::value>()>(
+           call, hana::at(e.args, i), n, trailing + (decltype(i)::value == 1 ? index_trailing_axes<E> : 0)),
+       ...);
     });
   } else if constexpr (!is_constant_node<E>) {
     address& a = n.leaves[First];
+    const shape space = leading_axes(n.space, trailing);
     if constexpr (makes_node<E>) {
       using V = std::remove_cvref_t<decltype(hana::at_c<S>(call.prog.statements).value)>;
       constexpr int k = static_cast<int>(type_index<E>(distinct_nodes<V>()));
       const buffer_home& home = call.homes[static_cast<std::size_t>(call.position(S, k))];
-      a = {home.data, home.scratch, broadcast_strides(home.sizes, home.strides, n.space), home.per_outer};
+      a = {home.data, home.scratch, broadcast_strides(home.sizes, home.strides, space), home.per_outer};
     } else if constexpr (is_index_node<E>) {
       // No memory: the offset in a virtual tensor with index_strides (1 along
       // the axis, 0 elsewhere; row-major for the flat position) is the
@@ -145,18 +150,29 @@ void collect(call_state<P>& call, const E& e, node_runtime& n) {
       // merging axes keeps it. The space has the axis: prepare_statement
       // checks statements' targets, other spaces are operands' shapes, in
       // which the leaf's rank counts.
-      a = {nullptr, -1, index_strides(E::axis, n.space), 0};
+      a = {nullptr, -1, index_strides(E::axis, space), 0};
+    } else if constexpr (is_gathered_leaf<E>) {
+      // x's offset at the element with the gathered axis at 0; the index adds
+      // its position (a base offset like any operand's: merging axes keeps it).
+      const auto& v = call.leaves.template slot<typename E::source_type>().view;
+      a = {const_cast<void*>(static_cast<const void*>(v.data())),
+           -1,
+           broadcast_strides(E::own(v.sizes(), 1), E::own(v.strides(), 0), space),
+           0,
+           v.strides()[E::axis],
+           v.sizes()[E::axis]};
     } else if constexpr (requires { e.view; }) {
       a = {const_cast<void*>(static_cast<const void*>(e.view.data())), -1,
-           broadcast_strides(e.view.sizes(), e.view.strides(), n.space), 0};
+           broadcast_strides(e.view.sizes(), e.view.strides(), space), 0};
     } else if constexpr (requires { E::role_of; }) {
       const auto& v = call.leaves.template slot<E>().view;
-      a = {const_cast<void*>(static_cast<const void*>(v.data())), -1,
-           broadcast_strides(v.sizes(), v.strides(), n.space), 0};
+      a = {const_cast<void*>(static_cast<const void*>(v.data())), -1, broadcast_strides(v.sizes(), v.strides(), space),
+           0};
     } else {  // a param: one value, stride 0 everywhere
       a = {static_cast<void*>(&call.leaves.template slot<E>().value), -1, shape{}, 0};
-      for (int d = 0; d < n.space.rank(); ++d) a.strides.push_back(0);
+      for (int d = 0; d < space.rank(); ++d) a.strides.push_back(0);
     }
+    a.strides = with_trailing_zeros(a.strides, trailing);
   }
 }
 

@@ -18,11 +18,18 @@ namespace fusedsl::detail {
 /// scratch of a fused kernel (a buffer that never leaves the kernel).
 /// Offsets are `sum(index[d] * strides[d])` over the node's space, minus
 /// `tile_start * per_outer` for scratch, which holds one tile only.
+///
+/// A gathered leaf (expr/gather.hpp) is read at its offset plus the
+/// element's index times `gathered_stride`: its strides are x's with 0
+/// along the gathered axis, which `gathered_stride` and `gathered_size`
+/// (x's stride and size there) describe.
 struct address {
-  void* data = nullptr;        ///< memory, when scratch < 0
-  int scratch = -1;            ///< scratch slot, or -1
-  shape strides;               ///< over the node's iteration space; 0 where broadcast
-  std::int64_t per_outer = 0;  ///< scratch: elements per unit of the group's outer range
+  void* data = nullptr;              ///< memory, when scratch < 0
+  int scratch = -1;                  ///< scratch slot, or -1
+  shape strides;                     ///< over the node's iteration space; 0 where broadcast
+  std::int64_t per_outer = 0;        ///< scratch: elements per unit of the group's outer range
+  std::int64_t gathered_stride = 0;  ///< gathered leaves: x's stride along the gathered axis
+  std::int64_t gathered_size = 0;    ///< gathered leaves: x's size along the gathered axis
 };
 
 /// One node of one call.
@@ -74,6 +81,13 @@ inline shape broadcast_strides(const shape& sizes, const shape& strides, const s
     result.push_back(a < 0 || sizes[a] == 1 ? 0 : strides[a]);
   }
   return result;
+}
+
+/// `strides` over leading_axes(space, trailing), as strides over `space`: 0
+/// along the trailing axes.
+inline shape with_trailing_zeros(shape strides, int trailing) {
+  for (int d = 0; d < trailing; ++d) strides.push_back(0);
+  return strides;
 }
 
 }  // namespace fusedsl::detail

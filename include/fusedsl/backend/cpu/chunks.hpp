@@ -18,6 +18,7 @@
 #include <fusedsl/core/numerics.hpp>  // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>  // evaluate, reader_holds
 #include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_types, is_inlined, makes_node, children
+#include <fusedsl/runtime/nodes.hpp>  // node_runtime
 
 namespace fusedsl::cpu_detail {
 
@@ -42,6 +43,14 @@ inline constexpr std::int64_t chunk = 128;
 /// elements does not pay a chunk's setup and a reduction's merge of its own.
 inline std::int64_t rows_per_chunk(std::int64_t cols) { return cols > 0 && 4 * cols <= chunk ? chunk / cols : 1; }
 
+/// A gathered leaf's slot in a chunk: x's memory, its stride and size along
+/// the gathered axis, and each element's offset with the axis at 0.
+struct gathered_chunk {
+  const void* data;
+  std::int64_t stride, size;
+  std::int64_t offset[chunk];
+};
+
 /// Reads leaf slot K at element i of the current chunk. (Host-device only
 /// because `evaluate`, which calls it, is: nvcc warns otherwise.)
 ///
@@ -59,6 +68,15 @@ struct chunk_reader {
     if constexpr (std::is_same_v<T, bool>) return static_cast<const unsigned char*>(leaf[K])[i] != 0;
     else return static_cast<const T*>(leaf[K])[i];
   }
+  template <std::size_t K>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE std::int64_t gathered_size() const {
+    return static_cast<const gathered_chunk*>(leaf[K])->size;
+  }
+  template <std::size_t K, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T gather(std::int64_t index) const {
+    const auto& g = *static_cast<const gathered_chunk*>(leaf[K]);
+    return static_cast<const T*>(g.data)[g.offset[i] + index * g.stride];
+  }
 };
 
 /// Per-thread staging of one chunk of every leaf slot of expression `E`.
@@ -71,11 +89,17 @@ struct chunk_leaves {
                    [&](auto t) { w = std::max(w, sizeof(leaf_storage_t<typename decltype(t)::type>)); });
     return w;
   }();
-  /// True when a slot is an index leaf: its chunk is computed into the
-  /// staging, never read in place, so no chunk may be longer than `chunk`.
-  static constexpr bool computes_slots =
-      hana::any_of(leaf_types<E>(), [](auto t) { return hana::bool_c<is_index_node<typename decltype(t)::type>>; });
-  alignas(64) std::byte staging[slots == 0 ? 1 : slots][chunk * widest];
+  static constexpr bool gathers =
+      hana::any_of(leaf_types<E>(), [](auto t) { return hana::bool_c<is_gathered_leaf<typename decltype(t)::type>>; });
+  /// True when a slot is an index leaf or a gathered leaf: its chunk (values or
+  /// offsets) is computed into the staging, never read in place, so no chunk
+  /// may be longer than `chunk`.
+  static constexpr bool computes_slots = hana::any_of(leaf_types<E>(), [](auto t) {
+    using L = typename decltype(t)::type;
+    return hana::bool_c < is_index_node<L> || is_gathered_leaf < L >> ;
+  });
+  alignas(64) std::byte
+      staging[slots == 0 ? 1 : slots][gathers ? std::max(chunk * widest, sizeof(gathered_chunk)) : chunk * widest];
   const void* leaf[slots + 1] = {};
   /// The element a slot's staging holds `spread[k]` copies of (a broadcast
   /// leaf), so that the next chunks of the same row do not copy it again:
@@ -84,18 +108,35 @@ struct chunk_leaves {
   const void* spread_from[slots + 1] = {};
   std::int64_t spread[slots + 1] = {};
 
+  /// The staging of node `n`'s loop over `E` (its gathered leaves' axes).
+  explicit chunk_leaves(const detail::node_runtime& n) {
+    if constexpr (gathers) {
+      std::size_t k = 0;
+      hana::for_each(leaf_types<E>(), [&](auto t) {
+        if constexpr (is_gathered_leaf<typename decltype(t)::type>) {
+          auto& g = *reinterpret_cast<gathered_chunk*>(staging[k]);
+          g.stride = n.leaves[k].gathered_stride;
+          g.size = n.leaves[k].gathered_size;
+          leaf[k] = &g;
+        }
+        ++k;
+      });
+    }
+  }
+
   /// Points slot K at `n` elements starting at `data[base]` with `step`:
   /// directly when the step is 1, else through a local copy. An index leaf's
-  /// offsets are its values: they are computed into the staging.
+  /// offsets are its values, a gathered leaf's are where its elements start:
+  /// they are computed into the staging.
   void prepare(const void* const* data, const std::int64_t* base, const std::int64_t* step, std::int64_t n) {
     std::size_t k = 0;
     hana::for_each(leaf_types<E>(), [&](auto t) {
       using L = typename decltype(t)::type;
       using T = leaf_storage_t<L>;
       T* to = reinterpret_cast<T*>(staging[k]);
-      if constexpr (is_index_node<L>) {
-        for (std::int64_t i = 0; i < n; ++i) to[i] = base[k] + i * step[k];
-        leaf[k] = to;
+      if constexpr (is_index_node<L> || is_gathered_leaf<L>) {
+        std::int64_t* offset = computed_offsets<L>(k, data);
+        for (std::int64_t i = 0; i < n; ++i) offset[i] = base[k] + i * step[k];
         ++k;
         return;
       }
@@ -129,10 +170,10 @@ struct chunk_leaves {
       using L = typename decltype(t)::type;
       using T = leaf_storage_t<L>;
       T* to = reinterpret_cast<T*>(staging[k]);
-      if constexpr (is_index_node<L>) {
+      if constexpr (is_index_node<L> || is_gathered_leaf<L>) {
+        std::int64_t* offset = computed_offsets<L>(k, data);
         for (std::int64_t i = 0; i < rows; ++i)
-          for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = base[k] + i * row_step[k] + j * step[k];
-        leaf[k] = to;
+          for (std::int64_t j = 0; j < cols; ++j) offset[i * cols + j] = base[k] + i * row_step[k] + j * step[k];
         ++k;
         return;
       }
@@ -156,6 +197,21 @@ struct chunk_leaves {
       }
       ++k;
     });
+  }
+
+ private:
+  /// Where slot `k`, an index leaf (L) or a gathered leaf, takes its chunk's
+  /// offsets (the gathered leaf's memory at `data[k]`), pointing the slot there.
+  template <class L>
+  std::int64_t* computed_offsets(std::size_t k, const void* const* data) {
+    if constexpr (is_gathered_leaf<L>) {
+      auto& g = *reinterpret_cast<gathered_chunk*>(staging[k]);
+      g.data = data[k];
+      return g.offset;
+    } else {
+      leaf[k] = staging[k];
+      return reinterpret_cast<std::int64_t*>(staging[k]);
+    }
   }
 };
 
@@ -211,6 +267,14 @@ struct held_chunk_reader {
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
     return chunk_reader{leaf, i}.template load<K, T>();
   }
+  template <std::size_t K>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE std::int64_t gathered_size() const {
+    return chunk_reader{leaf, i}.template gathered_size<K>();
+  }
+  template <std::size_t K, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T gather(std::int64_t index) const {
+    return chunk_reader{leaf, i}.template gather<K, T>(index);
+  }
   template <class E, std::size_t First>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE double held(const E&) const {
     return table[First];
@@ -230,6 +294,14 @@ struct invariant_recorder {
   template <std::size_t K, class T>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
     return static_cast<const T*>(leaf[K])[0];
+  }
+  template <std::size_t K>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE std::int64_t gathered_size() const {
+    return chunk_reader{leaf, 0}.template gathered_size<K>();
+  }
+  template <std::size_t K, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T gather(std::int64_t index) const {
+    return chunk_reader{leaf, 0}.template gather<K, T>(index);
   }
   template <class E, std::size_t First>
   FUSEDSL_HOST_DEVICE double held(const E& e) const {

@@ -61,7 +61,7 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   constexpr std::size_t slots = leaf_slots<Arg>();
   const int last = axes.n_kept - 1;  // the innermost kept axis: contiguous columns
   const std::int64_t row_len = axes.kept_sizes[last];
-  chunk_leaves<Arg> leaves, next;
+  chunk_leaves<Arg> leaves(n), next(n);
   std::int64_t row_base[slots + 1], base[slots + 1], step[slots + 1];
   for (std::size_t k = 0; k < slots; ++k) step[k] = n.leaves[k].strides[axes.kept[last]];
   // The chunks of columns [c0, c1), each on one innermost kept row: the same
@@ -69,7 +69,7 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   // not per row (a division per chunk is a noticeable share of an in-cache column sum).
   // Leaves that all step by 1 are read in place, so their chunks may be as
   // wide as the row: the per-chunk work then comes once per row, not per
-  // 128 columns (not with index leaves: they are computed into a chunk's staging).
+  // 128 columns (not with index or gathered leaves: they are computed into a chunk's staging).
   struct column_chunk {
     std::int64_t first, width, offset[slots + 1];
   };
@@ -152,7 +152,7 @@ void reduction_columns(const R& r, const node_runtime& n, const tile_operands& t
   const std::int64_t part_stride = (columns + per_line - 1) / per_line * per_line;
   const host_array<state> partial(allocate_host<state>(static_cast<std::size_t>(parts * part_stride)));
   Out* out = static_cast<Out*>(t.out);
-  std::atomic<unsigned>* const faults = detail::current_faults;
+  detail::run_faults* const faults = detail::current_faults;
 #pragma omp parallel if (columns * rows > chunk * chunk)
   {
     const detail::fault_scope fault_word(faults);

@@ -312,7 +312,7 @@ FUSEDSL_FORCEINLINE void member_chunk(const E& expression, const chunk_member& c
     base[k] = dot(index, a.strides) - (a.scratch >= 0 ? at * a.per_outer : 0);
     row_step[k] = r >= 2 ? a.strides[r - 2] : 0;
   }
-  chunk_leaves<E> leaves;
+  chunk_leaves<E> leaves(n);
   leaves.prepare_rows(c.data, base, row_step, step, rows, cols);
   const std::int64_t out_at = dot(index, n.out.strides) - (n.out.scratch >= 0 ? at * n.out.per_outer : 0);
   Out* out = static_cast<Out*>(c.out) + out_at;
@@ -540,7 +540,7 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
       const std::int64_t per_task = kind == kernel_class::pointwise
                                         ? tile_elements
                                         : std::max<std::int64_t>(1, tile_elements / std::max<std::int64_t>(n.inner, 1));
-      std::atomic<unsigned>* const faults = detail::current_faults;
+      detail::run_faults* const faults = detail::current_faults;
 #pragma omp parallel if (n.outer * n.inner > tile_elements)
       {
         const detail::fault_scope fault_word(faults);
@@ -563,7 +563,7 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
   if (mode == group_mode::split_rows)
     for (std::size_t i = 0; i < count; ++i)
       part_states[i].resize(static_cast<std::size_t>(group_outer * split_chunks) * entries[i].state_size);
-  std::atomic<unsigned>* const faults = detail::current_faults;
+  detail::run_faults* const faults = detail::current_faults;
 #pragma omp parallel if (group_outer * inner > tile_elements)
   {
     const detail::fault_scope fault_word(faults);

@@ -98,7 +98,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
   for (std::size_t k = 0; k < slots; ++k) step[k] = innermost(n.leaves[k].strides, r);
   const std::int64_t out_step = innermost(n.out.strides, r);
   Out* out = static_cast<Out*>(t.out);
-  chunk_leaves<E> leaves;
+  chunk_leaves<E> leaves(n);
   chunk_invariants<E> held;
   std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
   const bool stream = streams_output<Out>(n, t.may_stream);

@@ -83,7 +83,7 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
   }
   State lanes[n_lanes] = {};
   lanes[0] = state;
-  chunk_leaves<Arg> leaves;
+  chunk_leaves<Arg> leaves(n);
   shape index = unravel(j0, axes.reduced_sizes);
   std::int64_t j = j0;
   while (j < j1) {
@@ -147,7 +147,7 @@ FUSEDSL_CPU_KERNEL void short_reduction_rows(const R& reduction, const node_runt
   }
   Out* out = static_cast<Out*>(t.out);
   const std::int64_t out_row_step = n.out.strides[inner_kept];
-  chunk_leaves<Arg> leaves;
+  chunk_leaves<Arg> leaves(n);
   for (std::int64_t row = begin; row < end;) {
     // Rows along the innermost kept axis, so that they are a fixed step apart.
     const std::int64_t rows = std::min({rows_at_once, end - row, kept_extent - row % kept_extent});

@@ -66,7 +66,7 @@ void split_merge(const R& r, const node_runtime& n, const tile_operands& t, std:
 template <class Out, class R>
 void reduction_split(const R& r, const node_runtime& n, const tile_operands& t) {
   std::vector<reduction_state<R>> parts(static_cast<std::size_t>(split_chunks));
-  std::atomic<unsigned>* const faults = detail::current_faults;
+  detail::run_faults* const faults = detail::current_faults;
   for (std::int64_t row = 0; row < n.outer; ++row) {
 #pragma omp parallel
     {

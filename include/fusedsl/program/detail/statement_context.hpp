@@ -74,6 +74,18 @@ struct shape_context {
   shape shape_of(const E& e) const {
     if constexpr (is_constant_node<E>) {
       return shape{};
+    } else if constexpr (is_gathered_leaf<E>) {
+      return E::own(shape_of(e.x), 1);  // the indices give the positions along the axis
+    } else if constexpr (is_gather_node<E>) {
+      const shape x = shape_of(hana::at_c<0>(e.args));
+      const shape indices = shape_of(hana::at_c<1>(e.args));
+      shape aligned = indices;  // index_select's indices stand along its axis
+      for (int d = 0; d < index_trailing_axes<E>; ++d) aligned.push_back(1);
+      if (!broadcastable(x, aligned))
+        throw error("fusedsl: cannot broadcast the indices of " + to_string(e) + " against x: x has shape " +
+                    to_string(shape_of(hana::at_c<0>(e.args).x)) + ", the indices have shape " + to_string(indices) +
+                    " (the axes other than the gathered one must broadcast, as in torch.take_along_dim)");
+      return broadcast_shapes(x, aligned);
     } else if constexpr (is_pointwise_node<E>) {
       const auto shapes = hana::unpack(e.args, [&](const auto&... a) { return std::array{shape_of(a)...}; });
       shape result = shapes[0];
