@@ -111,7 +111,7 @@ constexpr auto make_gather(const XE& x, const IE& idx) {
                 "i8, u8), not floating point or bool: convert them with fx::cast<std::int64_t>");
   static_assert(Select || IE::rank == (Keep ? XE::rank : XE::rank - 1),
                 "fusedsl: fx::take_along_axis needs indices of the rank of x (as torch.take_along_dim), or one less "
-                "with fx::drop_axes; the other axes broadcast");
+                "with fx::drop_axes (the other axes broadcast)");
   static_assert(!Select || IE::rank == 1, "fusedsl: fx::index_select needs one-dimensional indices");
   constexpr int axis = Axis < 0 ? Axis + XE::rank : Axis;
   using leaf = gathered_leaf<XE, axis, Keep>;
