@@ -50,8 +50,8 @@ bool is_float(element e) { return e == element::f32 || e == element::f64 || e ==
 struct expr {
   enum class kind { leaf, constant, unary, binary, reduce, scan } k = kind::leaf;
   std::string name;   ///< leaf: placeholder; unary/binary/reduce/scan: operation
-  std::string value;  ///< constant: its C++ spelling
-  int axis = 0;       ///< reduce, scan: the axis
+  std::string value;  ///< constant: its C++ spelling; gathers: the indices
+  int axis = 0;       ///< reduce, scan, gathers: the axis
   bool full = false;  ///< value has the program's main shape (not only broadcastable to it)
   std::vector<expr> args;
   bool in_double = false;  ///< reduce, scan: with fx::accumulate<double>
@@ -73,6 +73,8 @@ struct expr {
         // Away from 0, where float and double values of the operand could give -Inf and a finite value.
         if (name == "log2" || name == "log10") return "fx::" + name + "(fx::abs(" + args[0].cpp() + ") + 1)";
         if (name == "-" || name == "~") return name + "(" + args[0].cpp() + ")";
+        if (name == "take_along_axis" || name == "index_select")
+          return "fx::" + name + "(" + args[0].cpp() + ", " + value + ", fx::axis<" + std::to_string(axis) + ">)";
         return "fx::" + name + "(" + args[0].cpp() + ")";
       case kind::binary:
         // Divisors of at least 1 (never 0, also for integers: abs wraps only at the lowest value);
@@ -231,6 +233,29 @@ class generator {
     return "fx::cast<" + std::string(cpp_type(p_.type)) + ">(fx::" + (chance(50) ? "rand(" : "randn(") + stream + "))";
   }
 
+  // A gather of x0 (an input of the main shape) along one of its axes, at indices in
+  // range by construction: positions along the axis (and, for take_along_axis, along
+  // axis 0), scaled and offset modulo the axis's size. Its value varies along every axis
+  // although its shape has size 1 along the gathered one (the index leaves'), so it is
+  // not `full`.
+  expr gather() {
+    const int rank = static_cast<int>(p_.shape.size()), a = pick(rank);
+    const std::string n = std::to_string(p_.shape[static_cast<std::size_t>(a)]);
+    const std::string scale = std::to_string(1 + pick(5)), offset = std::to_string(pick(7));
+    const bool select = chance(50);
+    // index_select's indices are one-dimensional, along the axis; take_along_axis's have x0's rank.
+    const std::string positions = select ? "fx::index<0>"
+                                         : "fx::index<" + std::to_string(a) + "> + fx::index<" + std::to_string(-rank) +
+                                               "> * " + std::to_string(pick(3));
+    const std::string indices = "(" + positions + " * " + scale + " + " + offset + ") % " + n;
+    return expr{expr::kind::unary,
+                select ? "index_select" : "take_along_axis",
+                indices,
+                a,
+                false,
+                {expr{expr::kind::leaf, "x0", "", 0, true, {}}}};
+  }
+
   // A random expression over readable placeholders (and index and random leaves); with
   // need_full its value has the main shape.
   expr make(int depth, bool need_full) {
@@ -238,6 +263,7 @@ class generator {
       if (!need_full && chance(20)) return expr{expr::kind::constant, "", constant(), 0, false, {}};
       if (!need_full && chance(15)) return expr{expr::kind::leaf, index_leaf(), "", 0, false, {}};
       if (!need_full && chance(8)) return expr{expr::kind::leaf, random_leaf(), "", 0, false, {}};
+      if (!need_full && chance(10)) return gather();
       std::vector<std::string> candidates;
       for (const auto& n : readable_) {
         const placeholder* ph = p_.find(n);

@@ -242,6 +242,16 @@ constexpr int index_rank() {
   else return 0;
 }
 
+namespace detail {
+template <class List>
+struct any_gathered;
+template <class... T>
+struct any_gathered<type_list<T...>> : std::bool_constant<(false || ... || is_gathered_leaf<T>)> {};
+}  // namespace detail
+/// True when `E` holds a gather.
+template <class E>
+inline constexpr bool has_gather = detail::any_gathered<typename detail::post_order<E>::type>::value;
+
 /// True when a loop over `E` or a node below it gathers from placeholder `X`.
 template <class X, class E>
 constexpr bool gathers_from() {

@@ -732,6 +732,9 @@ struct executor<cuda_target> {
   static void run(const program<Statements...>& prog, cuda_target target, const Bindings&... bindings) {
     using P = program<Statements...>;
     using D = cuda_detail::device_program_of<P>;
+    static_assert(!(has_gather<typename Statements::value_type> || ...),
+                  "fusedsl: fx::take_along_axis and fx::index_select do not run on the CUDA backend yet: run the "
+                  "program on the CPU (fx::cpu)");
     static_assert(cuda_detail::node_count<D> <= cuda_detail::max_nodes,
                   "fusedsl: a program may have at most 64 nodes on the CUDA backend");
     static_assert(
