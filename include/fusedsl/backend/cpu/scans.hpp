@@ -34,7 +34,7 @@ FUSEDSL_CPU_KERNEL void scan_rows(const S& scan_node, const node_runtime& n, con
   std::int64_t base[slots + 1], step[slots + 1];
   for (std::size_t k = 0; k < slots; ++k) step[k] = n.leaves[k].strides[along];
   const std::int64_t out_step = n.out.strides[along];
-  chunk_leaves<Arg> leaves;
+  chunk_leaves<Arg> leaves(n);
   for (std::int64_t row = begin; row < end; ++row) {
     for (std::size_t k = 0; k < slots; ++k) base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
     Out* out = static_cast<Out*>(t.out) + axes.row_offset(row, n.out.strides) - t.out_bias;
