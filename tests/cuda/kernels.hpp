@@ -542,6 +542,100 @@ void index_case() {
   }
 }
 
+/// Gathers (fx::take_along_axis, also with fx::drop_axes, and fx::index_select) on CUDA
+/// against the CPU kernels: the gathered values bit for bit in a pointwise group (along the
+/// rows, along the strided axis 0, index_select along either axis: an embedding lookup of
+/// rows of 64 and 3), inside a row reduction (short rows of 10, rows of 37 and 5000) and a
+/// column reduction, and for floating types cross-entropy (a row group with a value per row:
+/// one kernel), sums within a sum's tolerance. Indices are i64 and i32.
+template <class T>
+void gather_case() {
+  constexpr fx::in<"x", T, 2> x;
+  constexpr fx::in<"w", T, 2> w;
+  constexpr fx::in<"i", std::int64_t, 2> i;
+  constexpr fx::in<"t", std::int32_t, 1> t;
+  constexpr fx::in<"u", std::int64_t, 1> u;
+  constexpr fx::in<"ids", std::int64_t, 1> ids;
+  constexpr fx::out<"y", T, 2> y;
+  constexpr fx::out<"p", T, 1> p;
+  constexpr fx::out<"q", T, 1> q;
+  constexpr fx::out<"e", T, 2> e;
+  constexpr fx::out<"z", T, 2> z;
+  constexpr fx::out<"rs", sum_t<T>, 1> rs;
+  constexpr fx::out<"cs", sum_t<T>, 1> cs;
+  constexpr fx::program picks{y = fx::take_along_axis(x, i, fx::axis<1>),
+                              p = fx::take_along_axis(x, t, fx::axis<-1>, fx::drop_axes),
+                              q = fx::take_along_axis(x, u, fx::axis<0>, fx::drop_axes)};
+  constexpr fx::program selects{z = fx::index_select(x, ids, fx::axis<1>)};
+  constexpr fx::program embedding{e = fx::index_select(w, ids, fx::axis<0>)};
+  constexpr fx::program row_sums{rs = fx::sum(fx::take_along_axis(x, i, fx::axis<1>), fx::axis<1>, fx::drop_axes)};
+  constexpr fx::program column_sums{cs = fx::sum(fx::index_select(w, ids, fx::axis<0>), fx::axis<0>, fx::drop_axes)};
+  static_assert(fx::kernel_count(row_sums) == 1);
+  const auto indices = [](std::int64_t n, std::int64_t size, std::int64_t seed) {
+    fx::tensor<std::int64_t> result({n});
+    for (std::int64_t k = 0; k < n; ++k) result(k) = (k * 389 + seed) % size;
+    return result;
+  };
+  for (const shape& sizes : {shape{3, 10}, shape{1023, 10}, shape{7, 37}, shape{300, 16}, shape{64, 5000}}) {
+    const std::int64_t rows = sizes[0], cols = sizes[1];
+    const std::string what = std::to_string(rows) + " x " + std::to_string(cols);
+    const auto hx = input<T>(sizes, 41);
+    tensor<std::int64_t> hi(sizes);
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) hi(r, c) = (r * 7 + c * 13 + 5) % cols;
+    tensor<std::int32_t> ht({rows});
+    for (std::int64_t r = 0; r < rows; ++r) ht(r) = static_cast<std::int32_t>((r * 389 + 7) % cols);
+    const auto hu = indices(cols, rows, 3), hids = indices(2 * cols + 1, cols, 11);
+    tensor<T> ey(sizes), ep({rows}), eq({cols}), ez({rows, 2 * cols + 1});
+    tensor<sum_t<T>> ers({rows});
+    picks.run(fx::cpu, x(hx), i(hi), t(ht), u(hu), y(ey), p(ep), q(eq));
+    selects.run(fx::cpu, x(hx), ids(hids), z(ez));
+    row_sums.run(fx::cpu, x(hx), i(hi), rs(ers));
+    const auto dx = hx.to(device::cuda);
+    const auto di = hi.to(device::cuda), du = hu.to(device::cuda), dids = hids.to(device::cuda);
+    const auto dt = ht.to(device::cuda);
+    tensor<T> dy = poisoned<T>(sizes), dp = poisoned<T>({rows}), dq = poisoned<T>({cols}),
+              dz = poisoned<T>({rows, 2 * cols + 1});
+    tensor<sum_t<T>> drs = poisoned<sum_t<T>>({rows});
+    picks.run(fx::cuda(), x(dx), i(di), t(dt), u(du), y(dy), p(dp), q(dq));
+    selects.run(fx::cuda(), x(dx), ids(dids), z(dz));
+    row_sums.run(fx::cuda(), x(dx), i(di), rs(drs));
+    check(dy, ey, {0, 0}, "take_along_axis, " + what);
+    check(dp, ep, {0, 0}, "take_along_axis with drop_axes, " + what);
+    check(dq, eq, {0, 0}, "take_along_axis along axis 0, " + what);
+    check(dz, ez, {0, 0}, "index_select along axis 1, " + what);
+    check(drs, ers, sum_tolerance<T>(cols), "row sums of take_along_axis, " + what);
+    if constexpr (!std::is_integral_v<T>) {
+      constexpr fx::program cross_entropy{p = fx::logsumexp(x, fx::axis<1>, fx::drop_axes) -
+                                              fx::take_along_axis(x, t, fx::axis<1>, fx::drop_axes)};
+      static_assert(fx::kernel_count(cross_entropy) == 1);
+      cross_entropy.run(fx::cpu, x(hx), t(ht), p(ep));
+      cross_entropy.run(fx::cuda(), x(dx), t(dt), p(dp));
+      check(dp, ep, sum_tolerance<T>(cols), "cross-entropy, " + what);
+    }
+  }
+  for (const shape& sizes : {shape{50, 64}, shape{50, 3}}) {
+    const std::string what = std::to_string(sizes[0]) + " x " + std::to_string(sizes[1]);
+    const auto hw = input<T>(sizes, 43);
+    for (const std::int64_t n : {std::int64_t{7}, std::int64_t{1000}}) {
+      const auto hids = indices(n, sizes[0], 5);
+      tensor<T> ee({n, sizes[1]});
+      tensor<sum_t<T>> ecs({sizes[1]});
+      embedding.run(fx::cpu, w(hw), ids(hids), e(ee));
+      column_sums.run(fx::cpu, w(hw), ids(hids), cs(ecs));
+      const auto dw = hw.to(device::cuda);
+      const auto dids = hids.to(device::cuda);
+      tensor<T> de = poisoned<T>({n, sizes[1]});
+      tensor<sum_t<T>> dcs = poisoned<sum_t<T>>({sizes[1]});
+      embedding.run(fx::cuda(), w(dw), ids(dids), e(de));
+      column_sums.run(fx::cuda(), w(dw), ids(dids), cs(dcs));
+      check(de, ee, {0, 0}, "embedding of " + what + ", " + std::to_string(n) + " ids");
+      check(dcs, ecs, sum_tolerance<T>(n),
+            "column sums of an embedding of " + what + ", " + std::to_string(n) + " ids");
+    }
+  }
+}
+
 /// Scans against the CPU's (which combine each line in order): along rows of 3 and 7 (the
 /// short-row kernel, a row per thread), 37, 1023, 4097 (several chunks of a row, unvectorized),
 /// 16392 (vectorized, several chunks) and two rows of 1000003 (a block per row, many chunks);

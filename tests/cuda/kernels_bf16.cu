@@ -11,4 +11,5 @@ TEST_CASE("bf16: columns and full reductions") { cuda_test::columns_and_full_cas
 TEST_CASE("bf16: column strategies") { cuda_test::column_strategies_case<T>(); }
 TEST_CASE("bf16: softmax and layernorm") { cuda_test::softmax_layernorm_case<T>(); }
 TEST_CASE("bf16: row strategies") { cuda_test::row_strategies_case<T>(); }
+TEST_CASE("bf16: gathers") { cuda_test::gather_case<T>(); }
 TEST_CASE("bf16: adam in place") { cuda_test::adam_case<T>(); }

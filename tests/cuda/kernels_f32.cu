@@ -13,6 +13,7 @@ TEST_CASE("f32: column strategies") { cuda_test::column_strategies_case<T>(); }
 TEST_CASE("f32: softmax and layernorm") { cuda_test::softmax_layernorm_case<T>(); }
 TEST_CASE("f32: row strategies") { cuda_test::row_strategies_case<T>(); }
 TEST_CASE("f32: index leaves") { cuda_test::index_case<T>(); }
+TEST_CASE("f32: gathers") { cuda_test::gather_case<T>(); }
 TEST_CASE("f32: scans") { cuda_test::scan_case(); }
 TEST_CASE("f32: random numbers, the same as the CPU's") { cuda_test::random_case(); }
 TEST_CASE("f32: adam in place") { cuda_test::adam_case<T>(); }

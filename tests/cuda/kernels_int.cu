@@ -7,6 +7,7 @@ TEST_CASE("i32: pointwise") { cuda_test::pointwise_case<std::int32_t>(); }
 TEST_CASE("i32: horizontal rows") { cuda_test::horizontal_case<std::int32_t>(); }
 TEST_CASE("i32: columns and full reductions") { cuda_test::columns_and_full_case<std::int32_t>(); }
 TEST_CASE("i32: column strategies") { cuda_test::column_strategies_case<std::int32_t>(); }
+TEST_CASE("i32: gathers") { cuda_test::gather_case<std::int32_t>(); }
 TEST_CASE("i64: pointwise") { cuda_test::pointwise_case<std::int64_t>(); }
 TEST_CASE("i64: horizontal rows") { cuda_test::horizontal_case<std::int64_t>(); }
 TEST_CASE("i64: columns and full reductions") { cuda_test::columns_and_full_case<std::int64_t>(); }

@@ -98,6 +98,10 @@ constexpr fx::program causal_softmax{y = fx::exp(masked - fx::max(masked, fx::ax
 // A scan and a reduction over the same rows (exact: the CPU's values bit for bit): one row
 // kernel, also for few long rows (a group with a scan is never split).
 constexpr fx::program below_max{y = fx::cummax(x, fx::axis<1>) - fx::max(x, fx::axis<1>)};
+// Cross-entropy at the labels r % 7: the row's logsumexp and the picked logit (a gather, a
+// value per row after the row's reduction) in one row kernel.
+constexpr fx::program cross_entropy{c = fx::logsumexp(x, fx::axis<1>, fx::drop_axes) -
+                                        fx::take_along_axis(x, fx::index<0> % 7, fx::axis<1>, fx::drop_axes)};
 
 }  // namespace
 
@@ -109,6 +113,8 @@ TEST_CASE("launches: a captured run has a kernel per group, two for a column gro
   SUBCASE("rows with a scan") { check_launches(below_max, y, {2048, 1000}, {2048, 1000}, 1, 1); }
   SUBCASE("short rows with a scan") { check_launches(below_max, y, {50000, 10}, {50000, 10}, 1, 1); }
   SUBCASE("few long rows with a scan") { check_launches(below_max, y, {3, 1 << 20}, {3, 1 << 20}, 1, 1); }
+  SUBCASE("rows with a gather: cross-entropy") { check_launches(cross_entropy, c, {2048, 1000}, {2048}, 1, 1); }
+  SUBCASE("short rows with a gather: cross-entropy") { check_launches(cross_entropy, c, {50000, 10}, {50000}, 1, 1); }
   SUBCASE("split rows") { check_launches(row_sum, c, {3, 1 << 20}, {3}, 1, 1); }
   SUBCASE("columns, one chunk of rows") { check_launches(column_sum, c, {16, 65536}, {65536}, 1, 2); }
   SUBCASE("columns, 16-byte vectors") { check_launches(column_sum, c, {3000, 512}, {512}, 1, 2); }

@@ -73,6 +73,13 @@ inline constexpr bool is_gathered_leaf = false;
 template <class X, int Axis, bool Keep>
 inline constexpr bool is_gathered_leaf<gathered_leaf<X, Axis, Keep>> = true;
 
+/// True for leaves whose slot a loop computes from the element's position
+/// instead of loading it: index leaves (their values are their offsets) and
+/// gathered leaves (the offsets where their elements start along the
+/// gathered axis).
+template <class L>
+inline constexpr bool is_computed_leaf = is_index_node<L> || is_gathered_leaf<L>;
+
 /// True for gather nodes.
 template <class E>
 inline constexpr bool is_gather_node = false;

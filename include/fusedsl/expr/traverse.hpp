@@ -227,6 +227,12 @@ constexpr auto leaf_types() {
 template <class E, std::size_t Slot>
 using leaf_at = typename decltype(+hana::at_c<Slot>(leaf_types<E>()))::type;
 
+/// True when a loop over `E` gathers (one of its leaf slots is a gathered leaf).
+template <class E>
+inline constexpr bool loop_gathers = hana::any_of(leaf_types<E>(), [](auto t) {
+  return hana::bool_c<is_gathered_leaf<typename decltype(t)::type>>;
+});
+
 /// The largest rank of the index leaves a loop over `E` computes (0 without
 /// any): the rank its space needs. Index leaves under a node of their own
 /// are not counted: their space is that node's operand.
@@ -241,16 +247,6 @@ constexpr int index_rank() {
     });
   else return 0;
 }
-
-namespace detail {
-template <class List>
-struct any_gathered;
-template <class... T>
-struct any_gathered<type_list<T...>> : std::bool_constant<(false || ... || is_gathered_leaf<T>)> {};
-}  // namespace detail
-/// True when `E` holds a gather.
-template <class E>
-inline constexpr bool has_gather = detail::any_gathered<typename detail::post_order<E>::type>::value;
 
 /// True when a loop over `E` or a node below it gathers from placeholder `X`.
 template <class X, class E>

@@ -8,6 +8,7 @@
 #include <cstdint>  // std::int64_t
 #include <vector>   // std::vector
 
+#include <fusedsl/core/shape.hpp>     // shape
 #include <fusedsl/runtime/nodes.hpp>  // node_runtime
 
 namespace fusedsl::detail {
@@ -76,18 +77,40 @@ inline kernel_class solo_class(const node_runtime& n, split_rule rule) {
 /// The shape of a fused group's nodes, which decides whether a backend can
 /// run it as one kernel: `pointwise` (all nodes pointwise over one space),
 /// `rows` (reductions and scans over the same axes of one space, with
-/// pointwise nodes over that space), or `mixed` (anything else: run node by node).
+/// pointwise nodes over that space, or over its rows: `over_rows_of`), or
+/// `mixed` (anything else: run node by node).
 enum class group_shape { pointwise, rows, mixed };
+
+/// True when node `n` is pointwise over the rows of reduction `anchor`, a
+/// reduction of innermost axes (no scan): its space is the anchor's with the
+/// reduced axes dropped or of size 1, so it computes one value per row, as
+/// Inductor's pointwise node of the reduction's numel fused after it
+/// (cross-entropy's loss after its logsumexp).
+inline bool over_rows_of(const node_runtime& n, const node_runtime& anchor) {
+  if (n.reduction || anchor.scan || !reduces_innermost(anchor)) return false;
+  shape dropped, kept;
+  for (int d = 0; d < anchor.space.rank(); ++d) {
+    const bool reduced = anchor.reduced_mask & (1u << d);
+    if (!reduced) dropped.push_back(anchor.space[d]);
+    kept.push_back(reduced ? 1 : anchor.space[d]);
+  }
+  return n.space == dropped || n.space == kept;
+}
 
 /// The shape of group `members` (two or more nodes; one node is `mixed`:
 /// it runs alone). `anchor` is set to the group's first reduction (or null).
-inline group_shape shape_of_group(const std::vector<const node_runtime*>& members, const node_runtime*& anchor) {
+/// `row_values`: the backend runs pointwise nodes over the rows
+/// (`over_rows_of` the anchor) in its row kernels.
+inline group_shape shape_of_group(const std::vector<const node_runtime*>& members, const node_runtime*& anchor,
+                                  bool row_values = false) {
   anchor = nullptr;
   if (members.size() < 2) return group_shape::mixed;
   for (const auto* n : members)
     if (n->reduction && !anchor) anchor = n;
+  const shape& space = anchor ? anchor->space : members[0]->space;
   for (const auto* n : members)
-    if (n->space != members[0]->space || (n->reduction && n->reduced_mask != anchor->reduced_mask))
+    if ((n->space != space && !(row_values && anchor && over_rows_of(*n, *anchor))) ||
+        (n->reduction && n->reduced_mask != anchor->reduced_mask))
       return group_shape::mixed;
   return anchor ? group_shape::rows : group_shape::pointwise;
 }

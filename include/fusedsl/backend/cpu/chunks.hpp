@@ -17,7 +17,8 @@
 #include <fusedsl/core/hana.hpp>      // hana::for_each, hana::unpack
 #include <fusedsl/core/numerics.hpp>  // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>  // evaluate, reader_holds
-#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_types, is_inlined, makes_node, children
+#include <fusedsl/expr/gather.hpp>    // is_computed_leaf, is_gathered_leaf
+#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_types, loop_gathers, is_inlined, makes_node, children
 #include <fusedsl/runtime/nodes.hpp>  // node_runtime
 
 namespace fusedsl::cpu_detail {
@@ -89,15 +90,12 @@ struct chunk_leaves {
                    [&](auto t) { w = std::max(w, sizeof(leaf_storage_t<typename decltype(t)::type>)); });
     return w;
   }();
-  static constexpr bool gathers =
-      hana::any_of(leaf_types<E>(), [](auto t) { return hana::bool_c<is_gathered_leaf<typename decltype(t)::type>>; });
+  static constexpr bool gathers = loop_gathers<E>;
   /// True when a slot is an index leaf or a gathered leaf: its chunk (values or
   /// offsets) is computed into the staging, never read in place, so no chunk
   /// may be longer than `chunk`.
-  static constexpr bool computes_slots = hana::any_of(leaf_types<E>(), [](auto t) {
-    using L = typename decltype(t)::type;
-    return hana::bool_c < is_index_node<L> || is_gathered_leaf < L >> ;
-  });
+  static constexpr bool computes_slots =
+      hana::any_of(leaf_types<E>(), [](auto t) { return hana::bool_c<is_computed_leaf<typename decltype(t)::type>>; });
   alignas(64) std::byte
       staging[slots == 0 ? 1 : slots][gathers ? std::max(chunk * widest, sizeof(gathered_chunk)) : chunk * widest];
   const void* leaf[slots + 1] = {};
@@ -134,7 +132,7 @@ struct chunk_leaves {
       using L = typename decltype(t)::type;
       using T = leaf_storage_t<L>;
       T* to = reinterpret_cast<T*>(staging[k]);
-      if constexpr (is_index_node<L> || is_gathered_leaf<L>) {
+      if constexpr (is_computed_leaf<L>) {
         std::int64_t* offset = computed_offsets<L>(k, data);
         for (std::int64_t i = 0; i < n; ++i) offset[i] = base[k] + i * step[k];
         ++k;
@@ -170,7 +168,7 @@ struct chunk_leaves {
       using L = typename decltype(t)::type;
       using T = leaf_storage_t<L>;
       T* to = reinterpret_cast<T*>(staging[k]);
-      if constexpr (is_index_node<L> || is_gathered_leaf<L>) {
+      if constexpr (is_computed_leaf<L>) {
         std::int64_t* offset = computed_offsets<L>(k, data);
         for (std::int64_t i = 0; i < rows; ++i)
           for (std::int64_t j = 0; j < cols; ++j) offset[i * cols + j] = base[k] + i * row_step[k] + j * step[k];

@@ -152,19 +152,20 @@ inline int multiprocessors() {
 }
 
 /// Per program slot: bytes of a param's value (0 for other leaves), the
-/// placeholder it reads (-1 for none), its element size.
+/// placeholder it reads (-1 for none), its element size, the node it reads
+/// (-1 for none), whether the kernels compute it from its offsets
+/// (`is_computed_leaf`: no load of its own at the element).
 struct slot_info {
   int param_bytes = 0, placeholder = -1, element_bytes = 0, producer = -1;
+  bool computed = false;
 };
 template <class D, int J, std::size_t S>
 constexpr void add_slot_infos(slot_info* infos) {
   if constexpr (S < leaf_slots<loop_t<D, J>>()) {
     using L = leaf_at<loop_t<D, J>, S>;
-    infos[slot_base<D>[J] + static_cast<int>(S)] = {is_param_leaf<L>
-                                                        ? static_cast<int>(sizeof(element_t<L::value_dtype>))
-                                                        : 0,
-                                                    memory_leaf_index<D, L>(),
-                                                    static_cast<int>(sizeof(leaf_storage_t<L>)), producer<D, J, L>()};
+    infos[slot_base<D>[J] + static_cast<int>(S)] = {
+        is_param_leaf<L> ? static_cast<int>(sizeof(element_t<L::value_dtype>)) : 0, memory_leaf_index<D, L>(),
+        static_cast<int>(sizeof(leaf_storage_t<L>)), producer<D, J, L>(), is_computed_leaf<L>};
     add_slot_infos<D, J, S + 1>(infos);
   }
 }
@@ -328,8 +329,11 @@ struct launcher {
   int sms;
 
   /// Runs `members` (lowered positions) as one kernel of class `k`;
-  /// `registers` says which members' values their readers take from registers.
-  void launch(const std::vector<int>& members, kernel_class k, const std::vector<bool>& registers) {
+  /// `registers` says which members' values their readers take from
+  /// registers, `per_row` which are pointwise nodes over the rows of a row
+  /// group (`row_value`; spread over its space: `spread_over_rows`).
+  void launch(const std::vector<int>& members, kernel_class k, const std::vector<bool>& registers,
+              const std::vector<bool>& per_row) {
     constexpr auto& info = info_of<D>;
     group_args<D> a;
     const node_runtime& first = call.nodes[static_cast<std::size_t>(members[0])];
@@ -346,7 +350,8 @@ struct launcher {
     struct pending {
       operand* target;
       const shape* strides;
-      int bytes;  ///< element size
+      int bytes;              ///< element size
+      bool computed = false;  ///< a computed slot: no vector load (`vector_friendly` skips it)
     };
     std::vector<pending> memory;
     for (std::size_t i = 0; i < members.size(); ++i) {
@@ -355,6 +360,7 @@ struct launcher {
       a.active |= std::uint64_t{1} << j;
       if (registers[i]) a.in_registers |= std::uint64_t{1} << j;
       if (n.writes_target) a.stores_target |= std::uint64_t{1} << j;
+      if (per_row[i]) a.per_row |= std::uint64_t{1} << j;
       for (std::size_t s = 0; s < n.leaves.size(); ++s) {
         const int slot = slot_base<D>[static_cast<std::size_t>(j)] + static_cast<int>(s);
         const address& from = n.leaves[s];
@@ -364,7 +370,9 @@ struct launcher {
           std::memcpy(&to.value, from.data, static_cast<std::size_t>(si.param_bytes));
         } else if (from.scratch < 0) {
           to.data = from.data;
-          memory.push_back({&to, &from.strides, si.element_bytes});
+          to.gathered_stride = from.gathered_stride;
+          to.gathered_size = from.gathered_size;
+          memory.push_back({&to, &from.strides, si.element_bytes, si.computed});
         }
       }
       if (n.out.data != nullptr && n.out.scratch < 0) {
@@ -384,6 +392,9 @@ struct launcher {
         reach += (a.space.kept[d] - 1) * (p.target->kept[d] < 0 ? -p.target->kept[d] : p.target->kept[d]);
       for (int d = 0; d < a.space.reduced_rank; ++d)
         reach += (a.space.reduced[d] - 1) * (p.target->reduced[d] < 0 ? -p.target->reduced[d] : p.target->reduced[d]);
+      if (p.target->gathered_size > 1)  // a gathered leaf also reaches along its axis
+        reach += (p.target->gathered_size - 1) *
+                 (p.target->gathered_stride < 0 ? -p.target->gathered_stride : p.target->gathered_stride);
       wide = wide || reach >= (std::int64_t{1} << 31);
     }
 
@@ -520,16 +531,24 @@ struct launcher {
     }
   }
 
-  /// True when a node of `members` reads another one.
-  bool reads_member(const std::vector<int>& members) const {
+  /// True when a node of `members` reads another one of `sources` (lowered
+  /// positions): its value, or the target it writes (through the target's
+  /// placeholder; the nodes are described).
+  bool reads_member(const std::vector<int>& members, const std::vector<int>& sources) const {
     constexpr auto& info = info_of<D>;
     std::uint64_t group = 0;
-    for (int m : members) group |= std::uint64_t{1} << entry_index(m);
+    for (int m : sources) group |= std::uint64_t{1} << entry_index(m);
     for (int m : members) {
       const int j = entry_index(m);
       for (int s = slot_base<D>[static_cast<std::size_t>(j)]; s < slot_base<D>[static_cast<std::size_t>(j) + 1]; ++s) {
         const int from = info.slots[static_cast<std::size_t>(s)].producer;
         if (from >= 0 && (group >> from & 1u)) return true;
+      }
+      for (int source : sources) {
+        const node_runtime& written = call.nodes[static_cast<std::size_t>(source)];
+        if (source == m || !written.writes_target) continue;
+        for (const address& leaf : call.nodes[static_cast<std::size_t>(m)].leaves)
+          if (leaf.data == written.out.data) return true;
       }
     }
     return false;
@@ -639,10 +658,13 @@ struct launcher {
   /// True when every memory operand steps by 0 or 1 along the axis vectors
   /// run along (the innermost reduced axis when `along_reduced`: rows; else
   /// the innermost kept axis: pointwise groups, columns) and each vector of
-  /// `V` starts 16-byte aligned.
+  /// `V` starts 16-byte aligned. Computed slots (index and gathered leaves:
+  /// their offsets at each element of a vector, then no load or an indirect
+  /// one) take any strides.
   template <class Pending>
   static bool vector_friendly(const std::vector<Pending>& memory, const space_args& s, int V, bool along_reduced) {
     for (const Pending& p : memory) {
+      if (p.computed) continue;
       const std::int64_t* kept = p.target->kept;
       const std::int64_t* reduced = p.target->reduced;
       const std::int64_t inner = along_reduced ? reduced[s.reduced_rank - 1] : kept[s.kept_rank - 1];
@@ -658,6 +680,25 @@ struct launcher {
   }
 };
 
+/// Node `n`, pointwise over the rows of reduction `anchor` (`over_rows_of`),
+/// as a node of the anchor's space whose leaves and output step by 0 along
+/// the reduced axes: the row kernels' operands of a value per row.
+inline void spread_over_rows(node_runtime& n, const node_runtime& anchor) {
+  const bool dropped = n.space.rank() < anchor.space.rank();  // else the reduced axes are there, of size 1
+  const auto spread = [&](shape& strides) {
+    shape result;
+    for (int d = 0, own = 0; d < anchor.space.rank(); ++d) {
+      const bool reduced = anchor.reduced_mask & (1u << d);
+      result.push_back(reduced ? 0 : strides[own]);
+      if (!reduced || !dropped) ++own;
+    }
+    strides = result;
+  };
+  for (address& leaf : n.leaves) spread(leaf.strides);
+  spread(n.out.strides);
+  n.space = anchor.space;
+}
+
 /// Runs one group of the schedule.
 template <class P>
 void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
@@ -669,7 +710,7 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
   for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
   const split_rule rule = cuda_split_rule(run.sms);
   const node_runtime* anchor_ptr = nullptr;
-  const group_shape shape = shape_of_group(members, anchor_ptr);
+  const group_shape shape = shape_of_group(members, anchor_ptr, true);
   bool fused = fuse && shape != group_shape::mixed;
   kernel_class k = shape == group_shape::rows ? kernel_class::rows : kernel_class::pointwise;
   // Reductions only, none reading another: columns (reduced axes leading)
@@ -677,7 +718,7 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
   // with few long rows runs node by node. A group with a scan runs as rows
   // (a block's threads per row, each row whole) whatever its rows.
   if (fused && k == kernel_class::rows && !detail::has_scan(members)) {
-    bool only_reductions = !run.reads_member(g.nodes);
+    bool only_reductions = !run.reads_member(g.nodes, g.nodes);
     for (const auto* n : members) only_reductions = only_reductions && n->reduction;
     const node_runtime& anchor = *anchor_ptr;
     if (few_long_rows(anchor, rule)) {
@@ -686,6 +727,21 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
     } else if (only_reductions && anchor.inner > 0 && reduces_leading(anchor)) {
       k = kernel_class::columns;
     }
+  }
+  // Pointwise nodes over the rows of a row group (cross-entropy's loss after its logsumexp) run
+  // in one thread of each row (`row_value`): a group with a node reading one runs node by node
+  // (the row's other threads would not wait for the value).
+  std::vector<bool> per_row(count, false);
+  std::vector<int> row_values;
+  if (fused && k == kernel_class::rows)
+    for (std::size_t i = 0; i < count; ++i)
+      if (members[i]->space != anchor_ptr->space) {
+        per_row[i] = true;
+        row_values.push_back(g.nodes[i]);
+      }
+  if (!row_values.empty() && run.reads_member(g.nodes, row_values)) {
+    fused = false;
+    per_row.assign(count, false);
   }
   // Registers: values inside a fused pointwise group; reductions inside a fused row group (a
   // scan's values, one per element, go to memory: each thread reads back those it wrote).
@@ -707,11 +763,15 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
                                       entries[i].element_size);
     }
   }
-  for (std::size_t i = 0; i < count; ++i) entries[i].describe(call, call.nodes[static_cast<std::size_t>(g.nodes[i])]);
+  for (std::size_t i = 0; i < count; ++i) {
+    node_runtime& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
+    entries[i].describe(call, n);
+    if (per_row[i]) spread_over_rows(n, *anchor_ptr);
+  }
   if (fused) {
-    run.launch(g.nodes, k, in_registers);
+    run.launch(g.nodes, k, in_registers, per_row);
   } else {
-    for (std::size_t i = 0; i < count; ++i) run.launch({g.nodes[i]}, solo_class(*members[i], rule), {false});
+    for (std::size_t i = 0; i < count; ++i) run.launch({g.nodes[i]}, solo_class(*members[i], rule), {false}, {false});
   }
 }
 
@@ -732,9 +792,6 @@ struct executor<cuda_target> {
   static void run(const program<Statements...>& prog, cuda_target target, const Bindings&... bindings) {
     using P = program<Statements...>;
     using D = cuda_detail::device_program_of<P>;
-    static_assert(!(has_gather<typename Statements::value_type> || ...),
-                  "fusedsl: fx::take_along_axis and fx::index_select do not run on the CUDA backend yet: run the "
-                  "program on the CPU (fx::cpu)");
     static_assert(cuda_detail::node_count<D> <= cuda_detail::max_nodes,
                   "fusedsl: a program may have at most 64 nodes on the CUDA backend");
     static_assert(

@@ -9,14 +9,16 @@
 #include <cstdint>      // std::int64_t
 #include <cstring>      // std::memcpy
 #include <tuple>        // std::tuple_element_t
-#include <type_traits>  // std::remove_pointer_t
+#include <type_traits>  // std::remove_pointer_t, std::conditional_t
 #include <utility>      // std::declval
 
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, producer, distinct_at, slot_base
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
-#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_at, leaf_storage_t, node_storage_t, makes_node, is_index_node
+#include <fusedsl/expr/evaluate.hpp>               // evaluate
+#include <fusedsl/expr/gather.hpp>                 // is_gathered_leaf, is_computed_leaf
+#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_at, leaf_storage_t, node_storage_t, makes_node, loop_gathers
 
 namespace fusedsl::cuda_detail {
 
@@ -53,10 +55,16 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE const auto& values_of(const node_values<P, V,
   else return values_of<I>(r.rest);
 }
 
+/// What a leaf slot of type `L` holds per element: its value, or for a
+/// gathered leaf the offset of its element with the gathered axis at 0 (the
+/// reader adds the index's: an indirect read, so nothing is loaded ahead).
+template <class L>
+using slot_t = std::conditional_t<is_gathered_leaf<L>, std::int64_t, leaf_storage_t<L>>;
+
 /// The values of every leaf slot of a loop over `E` at `V` elements.
 template <class E, int V, std::size_t S = 0, bool = (S < leaf_slots<E>())>
 struct slot_values {
-  leaf_storage_t<leaf_at<E, S>> v[V];
+  slot_t<leaf_at<E, S>> v[V];
   slot_values<E, V, S + 1> rest;
 };
 template <class E, int V, std::size_t S>
@@ -72,16 +80,41 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE const auto& slot_of(const slot_values<E, V, S
   else return slot_of<I>(s.rest);
 }
 
-/// Reads gathered slot values at element `v` (evaluate's reader).
+/// Reads gathered slot values at element `v` (evaluate's reader); a
+/// gathered leaf's element through its operand (`leaves`: the loop's slots'
+/// operands), at its slot's offset plus the index's along the gathered axis.
 template <class E, int V>
 struct gathered {
   const slot_values<E, V>& slots;
   int v;
+  const operand* leaves;
   template <std::size_t K, class T>
   FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T load() const {
     return slot_of<K>(slots)[v];
   }
+  template <std::size_t K>
+  FUSEDSL_DEVICE FUSEDSL_FORCEINLINE std::int64_t gathered_size() const {
+    return leaves[K].gathered_size;
+  }
+  template <std::size_t K, class T>
+  FUSEDSL_DEVICE FUSEDSL_FORCEINLINE T gather(std::int64_t index) const {
+    return static_cast<const T*>(leaves[K].data)[slot_of<K>(slots)[v] + index * leaves[K].gathered_stride];
+  }
 };
+
+/// Node J's loop `e` at element `v` of its gathered `slots`, as `C`. A loop
+/// that gathers gives `C{}` where the element is past the space's end
+/// (`inside` false: the last vector of a pointwise group, a row's last
+/// chunk): its slots hold nothing there, and a gather would check an index
+/// no element has. Other loops evaluate such elements too (no branch; the
+/// kernels drop their values).
+template <class C, class P, int J, class E, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE C evaluate_slots(const E& e, const group_args<P>& a, const slot_values<E, V>& slots,
+                                                    int v, bool inside = true) {
+  if constexpr (loop_gathers<E>)
+    if (!inside) return C{};
+  return static_cast<C>(evaluate<kernel_numerics, 0>(e, gathered<E, V>{slots, v, a.leaves + slot_base<P>[J]}));
+}
 
 /// A position in a group's space: the flat kept index (row) and the flat
 /// reduced index (element of the row). Operands' offsets unravel them over
@@ -151,27 +184,23 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T* from) {
   }
 }
 
-/// What a node's gather step may read besides memory: node values in
-/// registers (`V` per node).
-template <class P, int V>
-struct registers {
-  node_values<P, V> nodes;
-};
-
 /// True for params (their value travels in the kernel's arguments).
 template <class L>
 inline constexpr bool is_param_leaf = !requires {
   L::role_of;
 }
 &&!makes_node<L> && !requires { std::declval<L>().view; }
-&&!is_index_node<L>;
+&&!is_computed_leaf<L>;
 
-/// An index leaf's values at `at` and the V - 1 positions after it along
-/// the kept axes (`AlongKept`) or the reduced ones: its offsets, computed
-/// (its operand is a virtual tensor of stride 1 along its axis; no memory).
+/// A computed leaf's slot (`is_computed_leaf`) at `at` and the V - 1
+/// positions after it along the kept axes (`AlongKept`) or the reduced ones:
+/// its operand's offsets there. An index leaf's operand is a virtual tensor
+/// of stride 1 along its axis (its values, no memory); a gathered leaf's is
+/// x's memory with stride 0 along the gathered axis (where the element's
+/// line starts; the reader adds the index).
 template <bool AlongKept, int V, class Index, class T>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void index_values(const operand& o, const space_args& s, const position<Index>& at,
-                                                     T* to) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void computed_offsets(const operand& o, const space_args& s,
+                                                         const position<Index>& at, T* to) {
 #pragma unroll
   for (int v = 0; v < V; ++v)
     to[v] =
@@ -213,13 +242,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool gather_held(const group_args<P>& a, cons
   }
 }
 
-/// Gathers slot `S` (and the following ones) of node J at `at`: `V` > 1
+/// Gathers slot `S` (and the following ones) of node J at `at` (node values
+/// held in registers: `regs`): `V` > 1
 /// consecutive elements along the innermost kept axis (columns), or of the
 /// flattened space (pointwise groups: `at.row` is its flat index), each
 /// operand as its `access` says; only the first `count` of them when the
 /// space ends before the vector does (pointwise groups).
 template <class P, int J, std::size_t S, int V, class Index>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const registers<P, V>& regs,
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const node_values<P, V>& regs,
                                                const position<Index>& at, slot_values<loop_t<P, J>, V>& out,
                                                int count = V) {
   using E = loop_t<P, J>;
@@ -228,9 +258,9 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const reg
     using T = leaf_storage_t<L>;
     auto& to = slot_of<S>(out);
     const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
-    if constexpr (is_index_node<L>) {
-      index_values<true, V>(o, a.space, at, to);
-    } else if (!gather_held<P, J, S, false>(a, regs.nodes, to)) {
+    if constexpr (is_computed_leaf<L>) {
+      computed_offsets<true, V>(o, a.space, at, to);
+    } else if (!gather_held<P, J, S, false>(a, regs, to)) {
       const T* data = static_cast<const T*>(o.data);
       if constexpr (V == 1) {
         to[0] = data[offset(o, a.space, at)];

@@ -23,12 +23,16 @@ enum class vector_access : std::int32_t {
 };
 
 /// Where a kernel reads one leaf slot or writes one node: memory with
-/// strides over the group's kept axes (outer) and reduced axes (inner).
+/// strides over the group's kept axes (outer) and reduced axes (inner). A
+/// gathered leaf's strides are x's with 0 along the gathered axis, whose
+/// stride and size follow (the reader adds the index's offset and checks it).
 struct operand {
   const void* data = nullptr;           ///< nullptr: the value is in registers (or a param)
   std::int64_t kept[max_rank] = {};     ///< strides over the kept axes
   std::int64_t reduced[max_rank] = {};  ///< strides over the reduced axes
   std::uint64_t value = 0;              ///< a param's bits
+  std::int64_t gathered_stride = 0;     ///< gathered leaves: x's stride along the gathered axis
+  std::int64_t gathered_size = 0;       ///< gathered leaves: x's size along the gathered axis
   vector_access access = vector_access::along_last;
 };
 
@@ -47,6 +51,7 @@ struct group_args {
   std::uint64_t active = 0;         ///< nodes the group runs
   std::uint64_t in_registers = 0;   ///< nodes whose readers in this group take the value from registers
   std::uint64_t stores_target = 0;  ///< nodes that store their statement target's element type
+  std::uint64_t per_row = 0;        ///< row groups: pointwise nodes over the rows (a value per row, `row_value`)
   int cached = -1;                  ///< the placeholder the row kernel keeps in registers for the row (-1: none)
   int cache_source = -1;            ///< the slot whose address it is loaded from
   int threads_per_row = 1;          ///< row and finish kernels

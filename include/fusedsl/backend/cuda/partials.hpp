@@ -9,13 +9,12 @@
 #pragma once
 #include <cstdint>  // std::int64_t
 
-#include <fusedsl/backend/cuda/gather.hpp>         // gather, store, registers, slot_values, gathered, state_t
+#include <fusedsl/backend/cuda/gather.hpp>         // gather, store, node_values, slot_values, evaluate_slots, state_t
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args
 #include <fusedsl/backend/cuda/merges.hpp>         // merge_states, merge_row, merge_area_bytes, largest_state
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_objects, node_t, loop_t, is_reduction_at
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
-#include <fusedsl/expr/evaluate.hpp>               // evaluate
 
 namespace fusedsl::cuda_detail {
 
@@ -36,7 +35,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes,
   using E = loop_t<P, J>;
   using C = compute_t<kernel_numerics, N::input_dtype>;
   const N& r = get<J>(nodes);
-  const registers<P, V> regs{};
+  const node_values<P, V> regs{};
   std::int64_t j = begin;
   for (; j + (unroll - 1) * step < end; j += unroll * step) {
     slot_values<E, V> slots[unroll];
@@ -46,16 +45,13 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes,
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
 #pragma unroll
-      for (int v = 0; v < V; ++v)
-        r.op.add(states[v], static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots[u], v})),
-                 j + u * step);
+      for (int v = 0; v < V; ++v) r.op.add(states[v], evaluate_slots<C, P, J>(r.arg, a, slots[u], v), j + u * step);
   }
   for (; j < end; j += step) {
     slot_values<E, V> slots;
     gather<P, J, 0, V>(a, regs, position<Index>{kept, static_cast<Index>(j)}, slots);
 #pragma unroll
-    for (int v = 0; v < V; ++v)
-      r.op.add(states[v], static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v})), j);
+    for (int v = 0; v < V; ++v) r.op.add(states[v], evaluate_slots<C, P, J>(r.arg, a, slots, v), j);
   }
 }
 

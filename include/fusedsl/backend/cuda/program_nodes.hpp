@@ -17,6 +17,7 @@
 
 #include <fusedsl/core/config.hpp>             // FUSEDSL_HOST_DEVICE
 #include <fusedsl/core/hana.hpp>               // hana::at_c
+#include <fusedsl/expr/gather.hpp>             // gathered_leaf
 #include <fusedsl/expr/tensor_leaf.hpp>        // tensor_leaf
 #include <fusedsl/expr/traverse.hpp>           // leaf_slots, makes_node, distinct_nodes, type_index
 #include <fusedsl/runtime/describe_nodes.hpp>  // statement_count, distinct_count, node_expression
@@ -87,6 +88,11 @@ struct to_device<P, pointwise<Op, Args...>> {
     return {{to_device<P, Args>::make(hana::at_c<I>(e.args))...}};
   }
   static constexpr type make(const pointwise<Op, Args...>& e) { return make(e, std::index_sequence_for<Args...>{}); }
+};
+template <class P, class X, int Axis, bool Keep>
+struct to_device<P, gathered_leaf<X, Axis, Keep>> {
+  using type = gathered_leaf<typename to_device<P, X>::type, Axis, Keep>;
+  static constexpr type make(const gathered_leaf<X, Axis, Keep>& e) { return {to_device<P, X>::make(e.x)}; }
 };
 template <class P, class Op, class Axes, bool Keep, class Arg>
 struct to_device<P, reduce<Op, Axes, Keep, Arg>> {
@@ -191,6 +197,10 @@ struct canonical<device_param<T>> {
 template <class Op, class... Args>
 struct canonical<pointwise<Op, Args...>> {
   using type = pointwise<canonical_t<Op>, canonical_t<Args>...>;
+};
+template <class X, int Axis, bool Keep>
+struct canonical<gathered_leaf<X, Axis, Keep>> {
+  using type = gathered_leaf<canonical_t<X>, Axis, Keep>;
 };
 template <class Op, class Axes, bool Keep, class Arg>
 struct canonical<reduce<Op, Axes, Keep, Arg>> {

@@ -13,14 +13,14 @@
 #include <type_traits>  // std::remove_pointer_t
 #include <utility>      // std::index_sequence, std::make_integer_sequence
 
-#include <fusedsl/backend/cuda/gather.hpp>  // node_values, slot_values, gathered, load_vector, store, offset, with_output
+#include <fusedsl/backend/cuda/gather.hpp>  // node_values, slot_values, evaluate_slots, gather, load_vector, store, with_output
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
 #include <fusedsl/backend/cuda/merges.hpp>         // merge_row, merge_area_bytes, largest_state
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
 #include <fusedsl/backend/cuda/scans.hpp>          // scan_row
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
-#include <fusedsl/expr/evaluate.hpp>               // evaluate
+#include <fusedsl/expr/gather.hpp>                 // is_computed_leaf
 #include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t
 
 namespace fusedsl::cuda_detail {
@@ -200,8 +200,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_vector(const group_args<P>& a, co
         }
       }
     }
-    if constexpr (is_index_node<L>)
-      index_values<false, V>(o, a.space, position<std::int64_t>{c.row, c.base + c.at(k)}, to);
+    if constexpr (is_computed_leaf<L>)
+      computed_offsets<false, V>(o, a.space, position<std::int64_t>{c.row, c.base + c.at(k)}, to);
     else if (!done) load_vector_at<V, Full>(a.space, o, c, k, to);
     gather_vector<P, J, S + 1, V, Full>(a, regs, c, k, uniform, out);
   }
@@ -266,9 +266,9 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& 
   for (int k = 0; k < K; ++k) {
     slot_values<E, V> slots{};
     gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
+    const bool inside = Full || c.base + c.at(k) < a.space.inner;
 #pragma unroll
-    for (int v = 0; v < V; ++v)
-      values[k * V + v] = static_cast<C>(evaluate<kernel_numerics, 0>(r.arg, gathered<E, V>{slots, v}));
+    for (int v = 0; v < V; ++v) values[k * V + v] = evaluate_slots<C, P, J>(r.arg, a, slots, v, inside);
   }
   if constexpr (Full && requires { r.op.add_block(state, values, std::int64_t{K * V}); }) {
     r.op.add_block(state, values, std::int64_t{K * V});
@@ -310,8 +310,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void scan_chunk(const node_objects<P>& nodes,
     if (inside) gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
 #pragma unroll
     for (int v = 0; v < V; ++v)
-      values[k * V + v] = inside ? static_cast<C>(evaluate<kernel_numerics, 0>(s.arg, gathered<E, V>{slots, v}))
-                                 : Op::template identity<C>();
+      values[k * V + v] = inside ? evaluate_slots<C, P, J>(s.arg, a, slots, v) : Op::template identity<C>();
   }
   const int area = merge_area_bytes(static_cast<int>(blockDim.x), largest_state<P>);
 #pragma unroll 1
@@ -340,11 +339,30 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& n
   for (int k = 0; k < chunk_vectors<P, V>; ++k) {
     slot_values<E, V> slots{};
     gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
-    compute_t<kernel_numerics, E::value_dtype> values[V];
+    using C = compute_t<kernel_numerics, E::value_dtype>;
+    C values[V];
+    const bool inside = Full || c.base + c.at(k) < a.space.inner;
 #pragma unroll
-    for (int v = 0; v < V; ++v) values[v] = evaluate<kernel_numerics, 0>(e, gathered<E, V>{slots, v});
+    for (int v = 0; v < V; ++v) values[v] = evaluate_slots<C, P, J>(e, a, slots, v, inside);
     store_vector_at<P, J, V, Full>(a, c, k, values);
   }
+}
+
+/// Pointwise node J over the rows (`group_args::per_row`) at `row`: its one
+/// value there, from the row's reductions' results in `regs` (the group's
+/// reductions all come before it) and memory, stored. One thread per row
+/// runs it, the one that stores the reductions' results: no other node of
+/// the group reads it (the host's condition), so no barrier.
+template <class P, int J>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_value(const node_objects<P>& nodes, const group_args<P>& a,
+                                                  const node_values<P, 1>& regs, std::int64_t row) {
+  using E = loop_t<P, J>;
+  using C = compute_t<kernel_numerics, E::value_dtype>;
+  const position<std::int64_t> at{row, 0};
+  slot_values<E, 1> slots{};
+  gather<P, J, 0, 1>(a, regs, at, slots);
+  const C values[1] = {evaluate_slots<C, P, J>(loop_of<distinct_at<P, J>>(get<J>(nodes)), a, slots, 0)};
+  store<P, J, 1>(a, at, values);
 }
 
 template <class P, int J, int V>
@@ -385,6 +403,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
           if (c.base + size <= inner) scan_chunk<P, J, V, true>(nodes, a, regs, c, valid, carry, shared, turn);
           else scan_chunk<P, J, V, false>(nodes, a, regs, c, valid, carry, shared, turn);
         }
+      } else if (a.per_row >> J & 1u) {
+        if (valid && lane == 0) row_value<P, J>(nodes, a, regs.nodes, row);
       } else if (valid) {
 #pragma unroll 1
         for (; c.base < inner; c.base += size) {

@@ -15,13 +15,13 @@
 #include <type_traits>  // std::remove_pointer_t
 #include <utility>      // std::make_integer_sequence
 
-#include <fusedsl/backend/cuda/gather.hpp>         // gather_held, with_output, slot_values, offset, store, scan_value_t
+#include <fusedsl/backend/cuda/gather.hpp>         // gather_held, evaluate_slots, with_output, slot_values, store
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, vector_access
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
-#include <fusedsl/backend/cuda/rows.hpp>           // cacheable
+#include <fusedsl/backend/cuda/rows.hpp>           // cacheable, row_value
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
-#include <fusedsl/expr/evaluate.hpp>               // evaluate
+#include <fusedsl/expr/gather.hpp>                 // is_computed_leaf
 #include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t
 
 namespace fusedsl::cuda_detail {
@@ -97,7 +97,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_element(const group_args<P>& a, c
         }
       }
     }
-    if constexpr (is_index_node<L>) index_values<false, 1>(o, a.space, position<std::int64_t>{r.row, j}, to);
+    if constexpr (is_computed_leaf<L>) computed_offsets<false, 1>(o, a.space, position<std::int64_t>{r.row, j}, to);
     else if (!done) to[0] = static_cast<const T*>(o.data)[offset(o, a.space, position<std::int64_t>{r.row, j})];
     gather_element<P, J, S + 1>(a, regs, staged, r, j, out);
   }
@@ -118,7 +118,8 @@ struct element_value<P, J, true> {
 /// adds the row in order, keeps its result in registers and stores it; a
 /// pointwise node (or a scan, combining the row's elements in order) writes
 /// each element to the output tile (then the block stores the tile) or, for
-/// other outputs, to memory.
+/// other outputs, to memory; a pointwise node over the rows (`per_row`)
+/// computes and stores the row's one value.
 template <class P, int J>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
                                                         node_values<P, 1>& regs, const unsigned char* staged,
@@ -138,13 +139,15 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& n
           for (int j = 0; j < inner; ++j) {
             slot_values<E, 1> slots{};
             gather_element<P, J, 0>(a, regs, staged, r, j, slots);
-            n.op.add(state, static_cast<C>(evaluate<kernel_numerics, 0>(n.arg, gathered<E, 1>{slots, 0})), j);
+            n.op.add(state, evaluate_slots<C, P, J>(n.arg, a, slots, 0), j);
           }
           const auto result = n.op.finish(state, a.space.inner);
           values_of<J>(regs)[0] = static_cast<value_t<P, J>>(result);
           const decltype(result) values[1] = {result};
           store<P, J, 1>(a, position<std::int64_t>{r.row, 0}, values);
         }
+      } else if (!is_scan_at<P, J> && a.per_row >> J & 1u) {
+        if (valid) row_value<P, J>(nodes, a, regs, r.row);
       } else {
         using E = loop_t<P, J>;
         using C = typename element_value<P, J>::type;
@@ -157,7 +160,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& n
           for (int j = 0; j < inner; ++j) {
             slot_values<E, 1> slots{};
             gather_element<P, J, 0>(a, regs, staged, r, j, slots);
-            C values[1] = {static_cast<C>(evaluate<kernel_numerics, 0>(e, gathered<E, 1>{slots, 0}))};
+            C values[1] = {evaluate_slots<C, P, J>(e, a, slots, 0)};
             if constexpr (is_scan_at<P, J>) values[0] = running = get<J>(nodes).op.combine(running, values[0]);
             if (tiled)
               with_output<P, J>(a, [&](auto* data) {
