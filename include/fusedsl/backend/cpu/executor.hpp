@@ -386,10 +386,12 @@ FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member*
 inline split_rule cpu_split_rule() { return {4 * std::int64_t{omp_get_max_threads()}, 4 * tile_elements}; }
 
 /// How group `members` (described nodes) can run: the CPU runs a group of
-/// reductions in tiles of rows only when they reduce the innermost axes.
+/// reductions in tiles of rows only when they reduce the innermost axes
+/// (with pointwise nodes over their rows, `over_rows_of`, a tile's rows at a
+/// time: cross-entropy's loss after its logsumexp).
 inline group_mode choose_mode(const std::vector<const detail::node_runtime*>& members) {
   const detail::node_runtime* anchor = nullptr;
-  switch (shape_of_group(members, anchor)) {
+  switch (shape_of_group(members, anchor, true)) {
     case group_shape::pointwise: return group_mode::chunks_of_elements;
     case group_shape::rows: return reduces_innermost(*anchor) ? group_mode::tiles_of_rows : group_mode::node_by_node;
     default: return group_mode::node_by_node;
@@ -437,14 +439,22 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
   for (int m : g.nodes) members.push_back(&call.nodes[static_cast<std::size_t>(m)]);
   group_mode mode = fuse ? choose_mode(members) : group_mode::node_by_node;
   std::int64_t group_outer = members[0]->outer;  // rows: the reductions' kept elements
+  const detail::node_runtime* anchor = members[0];
   if (mode == group_mode::tiles_of_rows)
     for (auto it = members.rbegin(); it != members.rend(); ++it)
-      if ((*it)->reduction) group_outer = (*it)->outer;
+      if ((*it)->reduction) group_outer = (*it)->outer, anchor = *it;
   const std::int64_t inner =
-      mode == group_mode::tiles_of_rows ? members[0]->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
-  // Rows too few to keep the threads busy are split, as a reduction alone is (not a scan's).
+      mode == group_mode::tiles_of_rows ? anchor->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
+  // Nodes over the rows (a value per row, `over_rows_of`) run over a tile's rows, not its elements.
+  std::vector<char> over_rows(count, 0);
+  bool any_over_rows = false;
+  if (mode == group_mode::tiles_of_rows)
+    for (std::size_t i = 0; i < count; ++i)
+      any_over_rows |= over_rows[i] = members[i]->space != anchor->space && detail::over_rows_of(*members[i], *anchor);
+  // Rows too few to keep the threads busy are split, as a reduction alone is (not a
+  // scan's, nor a group computing a value per row, which needs the row's results).
   if (mode == group_mode::tiles_of_rows && few_long_rows(group_outer, inner, cpu_split_rule()) &&
-      !detail::has_scan(members))
+      !detail::has_scan(members) && !any_over_rows)
     mode = group_mode::split_rows;
   // The loops' units: elements of the space when rows split, else rows (elements of a
   // pointwise group). A tile: units a thread runs every node over before the next tile.
@@ -632,8 +642,11 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
         for (std::size_t i = 0; i < count; ++i) {
           const auto& n = call.nodes[static_cast<std::size_t>(g.nodes[i])];
           const tile_operands t = operands_at(i, b);
-          void* operand = operand_slot[i] >= 0 ? scratch[static_cast<std::size_t>(operand_slot[i])].data() : nullptr;
+          void* operand = operand_slot[i] >= 0 && !over_rows[i]
+                              ? scratch[static_cast<std::size_t>(operand_slot[i])].data()
+                              : nullptr;
           if (n.reduction) entries[i].run(call.prog, n, t, kernel_class::rows, b, e, operand);
+          else if (over_rows[i]) entries[i].run(call.prog, n, t, kernel_class::pointwise, b, e, operand);
           else entries[i].run(call.prog, n, t, kernel_class::pointwise, b * inner, e * inner, operand);
         }
       }
