@@ -159,7 +159,7 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
 
 /// The element type of program `index`: runs of 2 programs share one, so that a file of
 /// generated programs instantiates each type's math a few times only (compile time) and CI's
-/// 12 programs cover every type.
+/// 10 programs cover every type.
 element type_of(int index) {
   static const element types[] = {element::f32, element::f64, element::i32, element::bf16, element::i64, element::f32};
   return types[(index / 2) % 6];
