@@ -445,12 +445,12 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
       if ((*it)->reduction) group_outer = (*it)->outer, anchor = *it;
   const std::int64_t inner =
       mode == group_mode::tiles_of_rows ? anchor->space.numel() / std::max<std::int64_t>(group_outer, 1) : 1;
-  // Nodes over the rows (a value per row, `over_rows_of`) run over a tile's rows, not its elements.
+  // Nodes over the rows (a value per row: in tiles of rows the nodes of another space than
+  // the anchor's, `shape_of_group`) run over a tile's rows, not its elements.
   std::vector<char> over_rows(count, 0);
   bool any_over_rows = false;
   if (mode == group_mode::tiles_of_rows)
-    for (std::size_t i = 0; i < count; ++i)
-      any_over_rows |= over_rows[i] = members[i]->space != anchor->space && detail::over_rows_of(*members[i], *anchor);
+    for (std::size_t i = 0; i < count; ++i) any_over_rows |= over_rows[i] = members[i]->space != anchor->space;
   // Rows too few to keep the threads busy are split, as a reduction alone is (not a
   // scan's, nor a group computing a value per row, which needs the row's results).
   if (mode == group_mode::tiles_of_rows && few_long_rows(group_outer, inner, cpu_split_rule()) &&
