@@ -687,6 +687,140 @@ inline void scan_case() {
   }
 }
 
+/// Scans of bf16, f16, f64, i64 and bool, and gathers of f16, f64, i64, i16, i8 and u8 (the
+/// types the per-type files leave out) against the CPU's kernels. Few kernels for many types
+/// (nvcc's time goes by kernels): the scans read one f64 input converted to each type, so
+/// that they fuse into one kernel per axis; four gathers share their indices. Rows of 3 (a
+/// row per thread), 37 and 4097 (chunks of a row) and axis 0; integers, bool, extremes and
+/// gathers exact, sums within a running sum's tolerance in the type.
+inline void other_types_case() {
+  constexpr fx::in<"x", double, 2> x;
+  constexpr fx::in<"h", fx::half, 2> h;
+  constexpr fx::in<"l", std::int64_t, 2> l;
+  constexpr fx::in<"s", std::int16_t, 2> s;
+  constexpr fx::in<"c", std::int8_t, 2> c;
+  constexpr fx::in<"u", std::uint8_t, 2> u;
+  constexpr fx::in<"i", std::int64_t, 2> i;
+  constexpr fx::in<"ids", std::int32_t, 1> ids;
+  constexpr fx::out<"sh", fx::half, 2> sh;
+  constexpr fx::out<"mh", fx::half, 2> mh;
+  constexpr fx::out<"sb", fx::bfloat16, 2> sb;
+  constexpr fx::out<"lb", fx::bfloat16, 2> lb;
+  constexpr fx::out<"sd", double, 2> sd;
+  constexpr fx::out<"pd", double, 2> pd;
+  constexpr fx::out<"ld", double, 2> ld;
+  constexpr fx::out<"sl", std::int64_t, 2> sl;
+  constexpr fx::out<"ml", std::int64_t, 2> ml;
+  constexpr fx::out<"so", std::int64_t, 2> so;
+  constexpr fx::out<"mo", bool, 2> mo;
+  constexpr fx::out<"gh", fx::half, 2> gh;
+  constexpr fx::out<"gd", double, 2> gd;
+  constexpr fx::out<"gl", std::int64_t, 2> gl;
+  constexpr fx::out<"gs", std::int16_t, 2> gs;
+  constexpr fx::out<"gc", std::int8_t, 2> gc;
+  constexpr fx::out<"gu", std::uint8_t, 2> gu;
+  constexpr auto xh = fx::cast<fx::half>(x);
+  constexpr auto xb = fx::cast<fx::bfloat16>(x);
+  constexpr auto xl = fx::cast<std::int64_t>(x * 1.5e15);  // beyond 2^32
+  constexpr auto xo = x > 0.5;
+  constexpr fx::program rows{sh = fx::cumsum(xh, fx::axis<1>),
+                             mh = fx::cummax(xh, fx::axis<1>) - fx::cummin(xh, fx::axis<1>),
+                             sb = fx::cumsum(xb, fx::axis<1>),
+                             lb = fx::logcumsumexp(xb, fx::axis<1>),
+                             sd = fx::cumsum(x, fx::axis<1>),
+                             pd = fx::cumprod(1.0 + x * 0.001, fx::axis<1>),
+                             ld = fx::logcumsumexp(x, fx::axis<1>),
+                             sl = fx::cumsum(xl, fx::axis<1>),
+                             ml = fx::cummax(xl, fx::axis<1>) - fx::cummin(xl, fx::axis<1>),
+                             so = fx::cumsum(xo, fx::axis<1>),
+                             mo = fx::cummax(xo, fx::axis<1>)};
+  constexpr fx::program columns{sh = fx::cumsum(xh, fx::axis<0>), sb = fx::cumsum(xb, fx::axis<0>),
+                                sd = fx::cumsum(x, fx::axis<0>),  ml = fx::cummin(xl, fx::axis<0>),
+                                so = fx::cumsum(xo, fx::axis<0>), mo = fx::cummin(xo, fx::axis<0>)};
+  constexpr fx::program gathers{gh = fx::take_along_axis(h, i, fx::axis<1>),
+                                gd = fx::take_along_axis(x, i, fx::axis<1>),
+                                gl = fx::take_along_axis(l, i, fx::axis<1>),
+                                gu = fx::take_along_axis(u, i, fx::axis<1>),
+                                gs = fx::index_select(s, ids, fx::axis<1>),
+                                gc = fx::index_select(c, ids, fx::axis<1>)};
+  static_assert(fx::kernel_count(rows) == 1 && fx::kernel_count(columns) == 1);
+  for (const shape& sizes : {shape{5, 3}, shape{33, 37}, shape{9, 4097}}) {
+    const std::string what = std::to_string(sizes[0]) + " x " + std::to_string(sizes[1]);
+    const std::int64_t n = sizes[1];
+    const auto hx = input<double>(sizes, 51);
+    const auto hh = input<fx::half>(sizes, 52);
+    const auto hl = fx::testing::random_tensor<std::int64_t>(sizes, 53, -3e15, 3e15);
+    const auto hs = fx::testing::random_tensor<std::int16_t>(sizes, 54, -30000, 30000);
+    const auto hc = fx::testing::random_tensor<std::int8_t>(sizes, 55, -128, 127);
+    const auto hu = fx::testing::random_tensor<std::uint8_t>(sizes, 56, 0, 255);
+    tensor<std::int64_t> hi(sizes);
+    for (std::int64_t r = 0; r < sizes[0]; ++r)
+      for (std::int64_t k = 0; k < n; ++k) hi(r, k) = (r * 7 + k * 13 + 5) % n;
+    tensor<std::int32_t> hids({n});
+    for (std::int64_t k = 0; k < n; ++k) hids(k) = static_cast<std::int32_t>((k * 389 + 11) % n);
+    const auto dx = hx.to(device::cuda);
+    const auto dh = hh.to(device::cuda);
+    const auto dl = hl.to(device::cuda), di = hi.to(device::cuda);
+    const auto ds = hs.to(device::cuda);
+    const auto dc = hc.to(device::cuda);
+    const auto du = hu.to(device::cuda);
+    const auto dids = hids.to(device::cuda);
+    tensor<fx::half> esh(sizes), emh(sizes), egh(sizes);
+    tensor<fx::bfloat16> esb(sizes), elb(sizes);
+    tensor<double> esd(sizes), epd(sizes), eld(sizes), egd(sizes);
+    tensor<std::int64_t> esl(sizes), eml(sizes), eso(sizes), egl(sizes);
+    tensor<bool> emo(sizes);
+    tensor<std::int16_t> egs(sizes);
+    tensor<std::int8_t> egc(sizes);
+    tensor<std::uint8_t> egu(sizes);
+    auto dsh = poisoned<fx::half>(sizes), dmh = poisoned<fx::half>(sizes), dgh = poisoned<fx::half>(sizes);
+    auto dsb = poisoned<fx::bfloat16>(sizes), dlb = poisoned<fx::bfloat16>(sizes);
+    auto dsd = poisoned<double>(sizes), dpd = poisoned<double>(sizes), dld = poisoned<double>(sizes),
+         dgd = poisoned<double>(sizes);
+    auto dsl = poisoned<std::int64_t>(sizes), dml = poisoned<std::int64_t>(sizes), dso = poisoned<std::int64_t>(sizes),
+         dgl = poisoned<std::int64_t>(sizes);
+    auto dmo = tensor<bool>::full(sizes, false, device::cuda);  // cummax of a row that starts true is all true
+    auto dgs = poisoned<std::int16_t>(sizes);
+    auto dgc = poisoned<std::int8_t>(sizes);
+    auto dgu = poisoned<std::uint8_t>(sizes);
+    rows.run(fx::cpu, x(hx), sh(esh), mh(emh), sb(esb), lb(elb), sd(esd), pd(epd), ld(eld), sl(esl), ml(eml), so(eso),
+             mo(emo));
+    rows.run(fx::cuda(), x(dx), sh(dsh), mh(dmh), sb(dsb), lb(dlb), sd(dsd), pd(dpd), ld(dld), sl(dsl), ml(dml),
+             so(dso), mo(dmo));
+    gathers.run(fx::cpu, x(hx), h(hh), l(hl), s(hs), c(hc), u(hu), i(hi), ids(hids), gh(egh), gd(egd), gl(egl), gs(egs),
+                gc(egc), gu(egu));
+    gathers.run(fx::cuda(), x(dx), h(dh), l(dl), s(ds), c(dc), u(du), i(di), ids(dids), gh(dgh), gd(dgd), gl(dgl),
+                gs(dgs), gc(dgc), gu(dgu));
+    const fx::testing::tolerance f64_sum{1e-12 * static_cast<double>(n), 1e-12};
+    check(dsh, esh, sum_tolerance<fx::half>(n), "cumsum of f16, " + what);
+    check(dmh, emh, {0, 0}, "cummax - cummin of f16, " + what);
+    check(dsb, esb, sum_tolerance<fx::bfloat16>(n), "cumsum of bf16, " + what);
+    check(dlb, elb, sum_tolerance<fx::bfloat16>(n), "logcumsumexp of bf16, " + what);
+    check(dsd, esd, f64_sum, "cumsum of f64, " + what);
+    check(dpd, epd, f64_sum, "cumprod of f64, " + what);
+    check(dld, eld, f64_sum, "logcumsumexp of f64, " + what);
+    check(dsl, esl, {0, 0}, "cumsum of i64, " + what);
+    check(dml, eml, {0, 0}, "cummax - cummin of i64, " + what);
+    check(dso, eso, {0, 0}, "cumsum of bool in i64, " + what);
+    check(dmo, emo, {0, 0}, "cummax of bool, " + what);
+    check(dgh, egh, {0, 0}, "take_along_axis of f16, " + what);
+    check(dgd, egd, {0, 0}, "take_along_axis of f64, " + what);
+    check(dgl, egl, {0, 0}, "take_along_axis of i64, " + what);
+    check(dgu, egu, {0, 0}, "take_along_axis of u8, " + what);
+    check(dgs, egs, {0, 0}, "index_select of i16, " + what);
+    check(dgc, egc, {0, 0}, "index_select of i8, " + what);
+    dmo = tensor<bool>::full(sizes, true, device::cuda);
+    columns.run(fx::cpu, x(hx), sh(esh), sb(esb), sd(esd), ml(eml), so(eso), mo(emo));
+    columns.run(fx::cuda(), x(dx), sh(dsh), sb(dsb), sd(dsd), ml(dml), so(dso), mo(dmo));
+    check(dsh, esh, sum_tolerance<fx::half>(sizes[0]), "cumsum of f16 along axis 0, " + what);
+    check(dsb, esb, sum_tolerance<fx::bfloat16>(sizes[0]), "cumsum of bf16 along axis 0, " + what);
+    check(dsd, esd, {1e-12 * static_cast<double>(sizes[0]), 1e-12}, "cumsum of f64 along axis 0, " + what);
+    check(dml, eml, {0, 0}, "cummin of i64 along axis 0, " + what);
+    check(dso, eso, {0, 0}, "cumsum of bool in i64 along axis 0, " + what);
+    check(dmo, emo, {0, 0}, "cummin of bool along axis 0, " + what);
+  }
+}
+
 /// Adam's in-place update (inout tensors, a param): one pointwise kernel.
 template <class T>
 void adam_case() {

@@ -43,6 +43,27 @@ TEST_CASE("gathers: take_along_axis and index_select of f32, f64, i32 and bf16, 
   check_gathers<fx::bfloat16>();
 }
 
+TEST_CASE("gathers of f16, i64, i16, i8 and u8: x's values, bit for bit") {
+  check_gathers<fx::half>();
+  check_gathers<std::int64_t>();
+  constexpr fx::in<"s", std::int16_t, 2> s;
+  constexpr fx::in<"c", std::int8_t, 2> c;
+  constexpr fx::in<"u", std::uint8_t, 2> u;
+  constexpr fx::in<"rows", std::int64_t, 1> rows;
+  const auto tr = index_tensor<std::int64_t>({9}, 7, 3);
+  const auto ts = random_tensor<std::int16_t>({7, 30}, 912, -30000, 30000);
+  const auto tc = random_tensor<std::int8_t>({7, 30}, 913, -128, 127);
+  const auto tu = random_tensor<std::uint8_t>({7, 30}, 914, 0, 255);
+  const auto gs = check_pointwise(fx::index_select(s, rows, fx::axis<0>), {9, 30}, 0, s(ts), rows(tr));
+  const auto gc = check_pointwise(fx::index_select(c, rows, fx::axis<0>), {9, 30}, 0, c(tc), rows(tr));
+  const auto gu = check_pointwise(fx::index_select(u, rows, fx::axis<0>), {9, 30}, 0, u(tu), rows(tr));
+  for (std::int64_t k = 0; k < 9; ++k) {
+    CHECK(gs(k, 29) == ts(tr(k), 29));
+    CHECK(gc(k, 3) == tc(tr(k), 3));
+    CHECK(gu(k, 11) == tu(tr(k), 11));
+  }
+}
+
 TEST_CASE("gathers: cross-entropy with integer labels is one kernel, gathers inside row reductions") {
   constexpr fx::in<"logits", float, 2> logits;
   constexpr fx::in<"labels", std::int64_t, 1> labels;

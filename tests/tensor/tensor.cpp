@@ -56,9 +56,7 @@ TEST_CASE("host tensors start on a cache line, small and large, of every element
     CHECK(starts_on_a_line(tensor<double>({n}).data()));
     CHECK(starts_on_a_line(tensor<std::int8_t>({n}).data()));
     CHECK(starts_on_a_line(tensor<bool>({n}).data()));
-    const tensor<fusedsl::bfloat16> b({n});
-    CHECK(starts_on_a_line(b.data()));
-    CHECK(static_cast<float>(b.data()[n - 1]) == 0.0f);  // as new T[n] left it: 0
+    CHECK(starts_on_a_line(tensor<fusedsl::bfloat16>({n}).data()));
   }
   const fusedsl::detail::host_vector<std::byte> bytes(100);
   CHECK(starts_on_a_line(bytes.data()));

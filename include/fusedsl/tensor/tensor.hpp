@@ -169,7 +169,7 @@ class tensor {
     const auto count = static_cast<std::size_t>(sizes.numel());
     if (where == device::cpu) {
       T* memory = detail::allocate_host<T>(count);
-      std::uninitialized_default_construct_n(memory, count);  // as new T[count]: f16 and bf16 start at 0
+      std::uninitialized_default_construct_n(memory, count);  // as new T[count]: values left undefined
       return memory;
     }
     return static_cast<T*>(detail::cuda_allocate(count * sizeof(T)));
