@@ -63,6 +63,32 @@ TEST_CASE("edge: argmax/argmin return the NaN position, logsumexp of ±inf rows"
   const auto all_minus_inf = fx::tensor<float>::full({64}, -std::numeric_limits<float>::infinity());
   const auto none = check_against_oracle(fx::logsumexp(n), {1}, tolerance{0, 0}, n(all_minus_inf));
   CHECK(none(0) == -std::numeric_limits<float>::infinity());
+  // Short rows (several a chunk, added across the rows at once): the same rules row by row;
+  // the variance of a row with a NaN is NaN, of the others finite.
+  const auto ts = with_specials<float>(13, 5,
+                                       {{0, 3, kNaN},
+                                        {1, 0, kInf},
+                                        {2, 4, -kInf},
+                                        {3, 0, -kInf},
+                                        {3, 1, -kInf},
+                                        {3, 2, -kInf},
+                                        {3, 3, -kInf},
+                                        {3, 4, -kInf},
+                                        {4, 2, kInf},
+                                        {4, 3, kNaN}},
+                                       3005);
+  const auto short_lse =
+      check_against_oracle(fx::logsumexp(x, fx::axis<1>, fx::drop_axes), {13}, reduction_tolerance<float>(), x(ts));
+  CHECK(std::isnan(short_lse(0)));
+  CHECK(short_lse(1) == std::numeric_limits<float>::infinity());
+  CHECK(std::isfinite(short_lse(2)));
+  CHECK(short_lse(3) == -std::numeric_limits<float>::infinity());
+  CHECK(std::isnan(short_lse(4)));
+  const auto short_var =
+      check_against_oracle(fx::var(x, fx::axis<1>, fx::drop_axes), {13}, reduction_tolerance<float>(),
+                           x(with_specials<float>(13, 5, {{6, 2, kNaN}}, 3006)));
+  CHECK(std::isnan(short_var(6)));
+  CHECK(std::isfinite(short_var(7)));
 }
 
 TEST_CASE_TEMPLATE("edge: integer arithmetic wraps around in the fused executor as in the oracle", T, std::int32_t,

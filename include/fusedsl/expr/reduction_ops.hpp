@@ -34,6 +34,14 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void fold_lanes(T* v, Op op) {
   for (int width = lanes / 2; width > 0; width /= 2)
     for (int l = 0; l < width; ++l) op(v[l], v[l + width]);
 }
+/// `rows` rows of `cols` values at `v` into `t`, a column per position:
+/// t[j * rows + i] = v[i * cols + j] (add_rows' short rows).
+template <class T>
+FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void transpose_rows(T* t, const T* v, std::int64_t rows,
+                                                                      std::int64_t cols) {
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) t[j * rows + i] = v[i * cols + j];
+}
 /// Integers and bool accumulate in i64, as torch.sum does.
 constexpr dtype widen_integers(dtype x) { return is_floating_point(x) ? x : dtype::i64; }
 /// Integers and bool compute in f32 (logsumexp).
@@ -289,8 +297,27 @@ struct moment : reduction_base {
     detail::fold_lanes<lanes>(squares, [](T& a, T b) { a += b; });
     merge(s, state<T>{mean, squares[0], T(count)});
   }
+  /// Adds `rows` short rows of `cols` values (row i at v + i * cols, rows * cols <=
+  /// capacity) into states s[0..rows): the rows transposed into a column per
+  /// position, so that every step (the sums, the means, the squared deviations)
+  /// is a loop across the rows that the compiler vectorizes; each row adds in
+  /// order of its elements, as add_block's two passes.
+  template <int capacity, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void add_rows(state<T>* s, const T* v, std::int64_t rows,
+                                                                  std::int64_t cols) const {
+    T t[capacity], sum[capacity], m2[capacity];
+    detail::transpose_rows(t, v, rows, cols);
+    for (std::int64_t i = 0; i < rows; ++i) sum[i] = T(0), m2[i] = T(0);
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t i = 0; i < rows; ++i) sum[i] += t[j * rows + i];  // vectorized: sums of short rows
+    for (std::int64_t i = 0; i < rows; ++i) sum[i] /= T(cols);            // the means
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t i = 0; i < rows; ++i)  // vectorized: squares of short rows
+        m2[i] += (t[j * rows + i] - sum[i]) * (t[j * rows + i] - sum[i]);
+    for (std::int64_t i = 0; i < rows; ++i) merge(s[i], state<T>{sum[i], m2[i], T(cols)});
+  }
   template <class T>
-  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void merge(state<T>& s, const state<T>& o) const {
     if (o.n == T(0)) return;
     if (s.n == T(0)) {
       s = o;
@@ -303,7 +330,7 @@ struct moment : reduction_base {
     s.n = n;
   }
   template <class T>
-  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t count) const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr T finish(const state<T>& s, std::int64_t count) const {
     // PyTorch divides by max(0, count - correction): no elements (or too
     // few for the correction) give NaN (0 / 0) or inf, never a negative
     // divisor (0 / -1 would be -0, a wrong "variance" of an empty axis).
@@ -329,12 +356,16 @@ struct logsumexp : reduction_base {
     T sum = T(0);
   };
   template <class T>
-  FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void merge(state<T>& s, const state<T>& o) const {
     if (math::is_nan(o.max) || math::is_nan(s.max)) {
       s.max = math::is_nan(s.max) ? s.max : o.max;
       return;
     }
     if (o.max == detail::lowest<T>()) return;  // o holds no finite mass
+    if (s.max == detail::lowest<T>()) {        // nor does s (its sum is 0): no exp to take
+      s = o;
+      return;
+    }
     if (s.max == o.max) {
       s.sum += o.sum;
       return;
@@ -376,8 +407,29 @@ struct logsumexp : reduction_base {
     detail::fold_lanes<lanes>(sum, [](T& a, T b) { a += b; });
     merge(s, state<T>{max, sum[0]});
   }
+  /// Adds `rows` short rows of `cols` values (row i at v + i * cols, rows * cols <=
+  /// capacity) into states s[0..rows): the rows transposed into a column per
+  /// position, so that each row's max and its sum of exp(v - max) are loops across
+  /// the rows that the compiler vectorizes (element by element: a scalar exp and a
+  /// rescaling each); each row adds in order of its elements.
+  template <int capacity, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void add_rows(state<T>* s, const T* v, std::int64_t rows,
+                                                                  std::int64_t cols) const {
+    T t[capacity], top[capacity], sum[capacity];
+    detail::transpose_rows(t, v, rows, cols);
+    for (std::int64_t i = 0; i < rows; ++i) top[i] = detail::lowest<T>(), sum[i] = T(0);
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t i = 0; i < rows; ++i) top[i] = math::nan_max(top[i], t[j * rows + i]);  // vectorized
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t i = 0; i < rows; ++i) sum[i] += math::exp(t[j * rows + i] - top[i]);  // vectorized
+    for (std::int64_t i = 0; i < rows; ++i) {
+      // NaN, +inf and a row of -inf alone decide or add nothing (their sums are not used).
+      const bool special = math::is_nan(top[i]) || top[i] == detail::highest<T>() || top[i] == detail::lowest<T>();
+      merge(s[i], state<T>{top[i], special ? T(1) : sum[i]});
+    }
+  }
   template <class T>
-  FUSEDSL_HOST_DEVICE constexpr T finish(const state<T>& s, std::int64_t) const {
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr T finish(const state<T>& s, std::int64_t) const {
     if (math::is_nan(s.max) || s.max == detail::highest<T>()) return s.max;
     return s.max + math::log(s.sum);
   }

@@ -29,10 +29,13 @@ struct reduction_axes {
   /// Offset of the kept element `row` (flat over the kept axes) for `strides`.
   std::int64_t row_offset(std::int64_t row, const shape& strides) const {
     std::int64_t offset = 0;
-    for (int j = n_kept - 1; j >= 0; --j) {
-      const std::int64_t i = kept_sizes[j] == 0 ? 0 : row % kept_sizes[j];
-      row = kept_sizes[j] == 0 ? 0 : row / kept_sizes[j];
-      offset += i * strides[kept[j]];
+    for (int j = n_kept - 1; j >= 0 && row > 0; --j) {
+      if (row < kept_sizes[j]) {  // the outer axes at 0: no division (a matrix's rows)
+        offset += row * strides[kept[j]];
+        break;
+      }
+      offset += row % kept_sizes[j] * strides[kept[j]];
+      row /= kept_sizes[j];
     }
     return offset;
   }

@@ -50,6 +50,13 @@ inline constexpr bool takes_blocks = requires(const R& r, State& s,
   r.op.add_block(s, v, std::int64_t{});
 };
 
+/// True when reduction `R`'s accumulator adds several short rows at once
+/// (`add_rows`), vectorizing across them what it computes per element.
+template <class R, class State>
+inline constexpr bool takes_rows = requires(const R& r, State* s, const compute_t<kernel_numerics, R::input_dtype>* v) {
+  r.op.template add_rows<chunk>(s, v, std::int64_t{}, std::int64_t{});
+};
+
 /// Adds the `m` values `value(i)` of a chunk at reduced elements `at`,
 /// `at + 1`, ... to `lanes`. Lane l takes elements l, l + lanes, ...: a
 /// fixed assignment, so the order of additions is the same on every run.
@@ -128,7 +135,8 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
 /// Reduction node `r` over rows [begin, end) of at most a quarter of a
 /// chunk each (one reduced axis): the operand is evaluated for several rows
 /// at once (`prepare_rows`), then each row adds its few values in order
-/// into one state. Lanes and their merge would cost more than such a row.
+/// into one state, or the reduction adds the rows at once (`takes_rows`).
+/// Lanes and their merge would cost more than such a row.
 template <class Out, class R>
 FUSEDSL_CPU_KERNEL void short_reduction_rows(const R& reduction, const node_runtime& n, const reduction_axes& axes,
                                              const tile_operands& t, std::int64_t begin, std::int64_t end,
@@ -160,6 +168,14 @@ FUSEDSL_CPU_KERNEL void short_reduction_rows(const R& reduction, const node_runt
     // overlap (a logsumexp's or a variance's add is a long chain), and four
     // states stay in registers.
     Out* row_out = out + axes.row_offset(row, n.out.strides) - t.out_bias;
+    if constexpr (takes_rows<R, reduction_state<R>>) {
+      reduction_state<R> states[chunk];
+      r.op.template add_rows<chunk>(states, values, rows, cols);
+      for (std::int64_t i = 0; i < rows; ++i)
+        row_out[i * out_row_step] = static_cast<Out>(r.op.finish(states[i], cols));
+      row += rows;
+      continue;
+    }
     std::int64_t i = 0;
     for (; i + 4 <= rows; i += 4) {
       reduction_state<R> s0{}, s1{}, s2{}, s3{};
