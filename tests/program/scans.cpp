@@ -64,9 +64,8 @@ TEST_CASE("scans of f16 along the last axis and along axis 0") {
   check_scans<fx::in<"f", fx::half, 2>>(random_tensor<fx::half>({6, 37}, 2405), reduction_tolerance<fx::half>());
 }
 
-TEST_CASE("scans of i32 and i64 (cumsum and cumprod in i64, wrapping) and bool are exact") {
+TEST_CASE("scans of i32 (cumsum and cumprod in i64, wrapping) and bool are exact") {
   check_scans<fx::in<"i", std::int32_t, 2>>(random_tensor<std::int32_t>({6, 37}, 2404, -9, 9), exact);
-  check_scans<fx::in<"l", std::int64_t, 2>>(random_tensor<std::int64_t>({6, 37}, 2406, -4e12, 4e12), exact);
   fx::tensor<bool> tb({3, 4});
   for (int k = 0; k < 12; ++k) tb.data()[k] = k % 3 != 1;
   const auto counts =
