@@ -7,7 +7,7 @@ using T = cuda_test::fx::half;
 
 // The horizontal, column-strategy and row-strategy cases run the same kernels for f16 as
 // for bf16 (two-byte elements, float compute; only the conversions differ, checked
-// exhaustively below): kernels_bf16.cu runs them, which spares CI's compile a third here.
+// exhaustively below): kernels_bf16.cu runs them, and CI compiles them once.
 TEST_CASE("f16: pointwise") { cuda_test::pointwise_case<T>(); }
 TEST_CASE("f16: columns and full reductions") { cuda_test::columns_and_full_case<T>(); }
 TEST_CASE("f16: softmax and layernorm") { cuda_test::softmax_layernorm_case<T>(); }
