@@ -98,15 +98,19 @@ FUSEDSL_HOST_DEVICE constexpr T nan_min(T a, T b) {
 namespace detail {
 /// The host uses vector_math for float, and for double where the target
 /// vectorizes it (vector_math::double_vectorizes: x86-64 with SSE4.2, e.g.
-/// -march=native); the device pass of nvcc and every other type use the
-/// standard (or CUDA) math functions.
+/// -march=native) or where the CPU kernels have an AVX2 clone
+/// (FUSEDSL_CPU_DISPATCH: the default flags), which vectorizes it: with std::
+/// the clone called glibc for every element (exp of f64 5.7x slower than with
+/// -march=native; bench/RESULTS.md); the baseline clone, for CPUs without
+/// AVX2, then runs it scalar. The device pass of nvcc and every other type use
+/// the standard (or CUDA) math functions.
 #if FUSEDSL_DEVICE_CODE
 template <class T>
 inline constexpr bool host_vector_math = false;
 #else
 template <class T>
-inline constexpr bool host_vector_math = std::is_same_v<T, float> ||
-                                         (std::is_same_v<T, double> && vector_math::double_vectorizes);
+inline constexpr bool host_vector_math =
+    std::is_same_v<T, float> || (std::is_same_v<T, double> && (vector_math::double_vectorizes || FUSEDSL_CPU_DISPATCH));
 #endif
 /// sqrt of float on the host where std::sqrt does not vectorize (without
 /// -fno-math-errno, std::sqrt vectorizes to the instruction): with g++ on
