@@ -109,8 +109,9 @@ template <class T>
 inline constexpr bool host_vector_math = false;
 #else
 template <class T>
-inline constexpr bool host_vector_math =
-    std::is_same_v<T, float> || (std::is_same_v<T, double> && (vector_math::double_vectorizes || FUSEDSL_CPU_DISPATCH));
+inline constexpr bool host_vector_math = std::is_same_v<T, float> ||
+                                         (std::is_same_v<T, double> &&
+                                          (vector_math::double_vectorizes || FUSEDSL_CPU_DISPATCH));
 #endif
 /// sqrt of float on the host where std::sqrt does not vectorize (without
 /// -fno-math-errno, std::sqrt vectorizes to the instruction): with g++ on
