@@ -99,10 +99,9 @@ namespace detail {
 /// The host uses vector_math for float, and for double where the target
 /// vectorizes it (vector_math::double_vectorizes: x86-64 with SSE4.2, e.g.
 /// -march=native) or where the CPU kernels have an AVX2 clone
-/// (FUSEDSL_CPU_DISPATCH: the default flags), which vectorizes it: with std::
-/// the clone called glibc for every element (exp of f64 5.7x slower than with
-/// -march=native; bench/RESULTS.md); the baseline clone, for CPUs without
-/// AVX2, then runs it scalar. The device pass of nvcc and every other type use
+/// (FUSEDSL_CPU_DISPATCH: the default flags), which vectorizes it, where std::
+/// would call glibc for every element; the baseline clone, for CPUs without
+/// AVX2, runs it scalar. The device pass of nvcc and every other type use
 /// the standard (or CUDA) math functions.
 #if FUSEDSL_DEVICE_CODE
 template <class T>

@@ -379,6 +379,12 @@ struct logsumexp : reduction_base {
   FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t) const {
     merge(s, state<T>{v, T(1)});
   }
+  /// True when values whose max is `max` decide the result or add nothing to it
+  /// (NaN, +inf, or all -inf): their sum of exp(v - max) is not taken.
+  template <class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE static constexpr bool decided_by_max(T max) {
+    return math::is_nan(max) || max == detail::highest<T>() || max == detail::lowest<T>();
+  }
   /// Adds `count` values at once (a loop's chunk): their max, then the sum of
   /// exp(v - max), merged as a partial state, as Inductor's two passes do
   /// within the block: element by element, the rescaling's branch and
@@ -396,8 +402,7 @@ struct logsumexp : reduction_base {
     for (std::int64_t i = whole; i < count; ++i) top[i - whole] = math::nan_max(top[i - whole], v[i]);
     detail::fold_lanes<lanes>(top, [](T& a, T b) { a = math::nan_max(a, b); });
     const T max = top[0];
-    // NaN, +inf and a block of -inf alone decide or add nothing: no sum to take.
-    if (math::is_nan(max) || max == detail::highest<T>() || max == detail::lowest<T>()) {
+    if (decided_by_max(max)) {
       merge(s, state<T>{max, T(1)});
       return;
     }
@@ -422,11 +427,7 @@ struct logsumexp : reduction_base {
       for (std::int64_t i = 0; i < rows; ++i) top[i] = math::nan_max(top[i], t[j * rows + i]);  // vectorized
     for (std::int64_t j = 0; j < cols; ++j)
       for (std::int64_t i = 0; i < rows; ++i) sum[i] += math::exp(t[j * rows + i] - top[i]);  // vectorized
-    for (std::int64_t i = 0; i < rows; ++i) {
-      // NaN, +inf and a row of -inf alone decide or add nothing (their sums are not used).
-      const bool special = math::is_nan(top[i]) || top[i] == detail::highest<T>() || top[i] == detail::lowest<T>();
-      merge(s[i], state<T>{top[i], special ? T(1) : sum[i]});
-    }
+    for (std::int64_t i = 0; i < rows; ++i) merge(s[i], state<T>{top[i], decided_by_max(top[i]) ? T(1) : sum[i]});
   }
   template <class T>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr T finish(const state<T>& s, std::int64_t) const {
