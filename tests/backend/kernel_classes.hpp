@@ -107,8 +107,9 @@ constexpr tolerance reduced_tolerance() {
 
 /// The shapes every kernel class runs over: odd sizes, size-1 axes, empty.
 inline const std::vector<fx::shape>& shapes() {
-  static const std::vector<fx::shape> all{{1, 1},    {3, 3},    {1, 1023}, {3, 4097}, {1023, 3},
-                                          {4097, 1}, {37, 129}, {0, 5},    {5, 0}};
+  // 70 x 64 and 50 x 33: rows of one chunk, more of them than a tile records at once.
+  static const std::vector<fx::shape> all{{1, 1},    {3, 3},   {1, 1023}, {3, 4097}, {1023, 3}, {4097, 1},
+                                          {37, 129}, {70, 64}, {50, 33},  {0, 5},    {5, 0}};
   return all;
 }
 

@@ -45,6 +45,40 @@ TEST_CASE_TEMPLATE("edge: NaN propagates through maximum, minimum, max and min, 
   CHECK_FALSE(std::isnan(static_cast<double>(pw(3, 10))));
 }
 
+TEST_CASE_TEMPLATE("edge: NaN propagates through max and min over rows of 33 to 64 (one vector of lanes)", T, float,
+                   double) {
+  constexpr fx::in<"x", T, 2> x;
+  for (const int cols : {45, 64}) {
+    CAPTURE(cols);
+    // 40 rows: the NaN in the last lane, in the tail, first; +inf and -inf; the rest plain.
+    const auto tx =
+        with_specials<T>(40, cols,
+                         {{0, 7, kNaN}, {1, cols - 1, kNaN}, {2, 0, kNaN}, {3, 5, kInf}, {3, cols - 2, -kInf}}, 3002);
+    const auto mx = check_against_oracle(fx::max(x, fx::axis<1>, fx::drop_axes), {40}, tolerance{0, 0}, x(tx));
+    const auto mn = check_against_oracle(fx::min(x, fx::axis<1>, fx::drop_axes), {40}, tolerance{0, 0}, x(tx));
+    for (const int r : {0, 1, 2}) {
+      CHECK(std::isnan(static_cast<double>(mx(r))));
+      CHECK(std::isnan(static_cast<double>(mn(r))));
+    }
+    CHECK(static_cast<double>(mx(3)) == kInf);
+    CHECK(static_cast<double>(mn(3)) == -kInf);
+    CHECK_FALSE(std::isnan(static_cast<double>(mx(39))));
+  }
+}
+
+TEST_CASE("edge: a row's held value (rmsnorm's rsqrt) when rows are recorded together across an outer axis") {
+  // [3, 45, 40]: 45 rows of each outer index, so that a batch of recorded rows stops at the
+  // end of one (45 = 32 + 13); the same over a view whose rows are not contiguous.
+  constexpr fx::in<"x", float, 3> x;
+  constexpr fx::in<"w", float, 1> w;
+  const auto dense = random_tensor<float>({3, 45, 40}, 3003);
+  const auto wide = random_tensor<float>({3, 45, 43}, 3004);
+  const auto weight = random_tensor<float>({40}, 3005);
+  const auto rms = x * fx::rsqrt(fx::mean(x * x, fx::axis<2>) + 1e-6f) * w;
+  check_against_oracle(rms, {3, 45, 40}, reduction_tolerance<float>(), x(dense), w(weight));
+  check_against_oracle(rms, {3, 45, 40}, reduction_tolerance<float>(), x(wide.slice(2, 1, 41, 1)), w(weight));
+}
+
 TEST_CASE("edge: argmax/argmin return the NaN position, logsumexp of ±inf rows") {
   constexpr fx::in<"x", float, 2> x;
   const auto tx = with_specials<float>(3, 300, {{0, 211, kNaN}, {0, 250, kNaN}, {1, 7, kInf}, {2, 5, -kInf}}, 3002);

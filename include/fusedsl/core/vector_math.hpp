@@ -21,8 +21,8 @@
 /// Accuracy (max error in ulps of the result against the function in long
 /// double, asserted by tests/backend/vector_math.cpp over the whole range;
 /// docs/math.md has the measured values): float: every function <= 1 ulp
-/// but exp (<= 1.5), erf (<= 2) and gelu_erf (<= 6 with FMA, 7.5 without:
-/// traded for speed); sqrt and rsqrt
+/// but exp (<= 1.5), erf (<= 2), sigmoid (<= 2.5) and gelu_erf (<= 6 with
+/// FMA, 7.5 without: traded for speed); sqrt and rsqrt
 /// correctly rounded (sqrt bit for bit std::sqrt). double: exp, log, log1p
 /// <= 1; erf <= 1.5; sin, cos <= 2; expm1, sigmoid <= 2.5; tanh, silu,
 /// gelu_tanh <= 3; gelu_erf <= 6. sin/cos for
@@ -766,15 +766,13 @@ FUSEDSL_VM_INLINE T sigmoid(T x) {
   using F = detail::fp<T>;
   const T a = -detail::abs(x);
   const T ac = detail::select(a < F::exp_lo, F::exp_lo, a);
-  if constexpr (sizeof(T) == 4) {
-    const double t = detail::exp_float_wide(ac, 0.0f);  // e^-|x|
-    const double inv = 1.0 / (1.0 + t);
-    return detail::select(x >= T(0), static_cast<T>(inv), static_cast<T>(t * inv));
-  } else {
-    const detail::exp_parts<T> e = detail::exp_split(ac, T(0));
-    const T t = e.m * e.s;  // e^-|x|
-    return detail::div_one_plus(detail::select(x >= T(0), T(1), t), t);
-  }
+  const detail::exp_parts<T> e = detail::exp_split(ac, T(0));
+  const T t = e.m * e.s;  // e^-|x|
+  const T num = detail::select(x >= T(0), T(1), t);
+  // float: one division, the rounding of 1 + t left (<= 2.5 ulp, not 1): e^-|x| in
+  // double, or a second division, cost sigmoid twice exp's time, which it stays near
+  if constexpr (sizeof(T) == 4) return num / (T(1) + t);
+  else return detail::div_one_plus(num, t);
 }
 
 /// x sigmoid(x) = x / (1 + e^-x); silu(-Inf) = NaN as for that formula.

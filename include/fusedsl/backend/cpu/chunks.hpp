@@ -376,4 +376,33 @@ struct chunk_invariants {
   bool invariant = false;
 };
 
+/// Rows whose invariant subexpressions a loop records in one pass before it
+/// evaluates them (`record_rows`): each row's recording is a chain of
+/// dependent scalar steps (an rsqrt), which overlap when they follow one
+/// another instead of each waiting between two rows' element loops.
+inline constexpr std::int64_t recorded_rows = 32;
+
+/// The invariant subexpressions of `rows` rows, row i's leaves starting at
+/// `data[k] + base[k] + i * row_step[k]` (storage types `Types`), recorded into
+/// `held[i]` (as invariant_recorder does for one chunk); true when they are
+/// invariant along the rows (the leaves' steps along a row, `step`).
+template <class E>
+FUSEDSL_FORCEINLINE bool record_rows(const E& e, const void* const* data, const std::int64_t* base,
+                                     const std::int64_t* row_step, const std::int64_t* step, std::int64_t rows,
+                                     chunk_invariants<E>* held) {
+  constexpr std::size_t slots = leaf_slots<E>();
+  bool invariant = true;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const void* leaf[slots + 1] = {};
+    std::size_t k = 0;
+    hana::for_each(leaf_types<E>(), [&](auto t) {
+      using T = leaf_storage_t<typename decltype(t)::type>;
+      leaf[k] = static_cast<const T*>(data[k]) + base[k] + i * row_step[k];
+      ++k;
+    });
+    (void)evaluate<kernel_numerics, 0>(e, invariant_recorder{leaf, step, held[i].held, &invariant});
+  }
+  return invariant;
+}
+
 }  // namespace fusedsl::cpu_detail

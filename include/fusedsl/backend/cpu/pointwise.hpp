@@ -104,6 +104,10 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
   const bool stream = streams_output<Out>(n, t.may_stream);
   shape index = unravel(begin, space);
   const std::int64_t rows_at_once = rows_per_chunk(row);
+  // Held values of the next whole rows, recorded together (record_rows).
+  constexpr bool records_rows = has_invariant_candidates<E>() && !chunk_leaves<E>::computes_slots;
+  chunk_invariants<E> rows_held[records_rows ? recorded_rows : 1];
+  std::int64_t rows_recorded = 0, next_held = 0;
   while (begin < end) {
     if (const std::int64_t rows = whole_rows(index, space, end - begin, rows_at_once)) {  // short rows
       std::int64_t row_step[slots + 1];
@@ -122,10 +126,27 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
     const std::int64_t run = std::min(end - begin, row - innermost(index, r));
     for (std::size_t k = 0; k < slots; ++k) base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
     std::int64_t out_at = dot(index, n.out.strides) - t.out_bias;
+    bool record = true;  // at the row's first chunk, unless recorded with the rows before
+    if constexpr (records_rows) {
+      if (run == row && r >= 2) {  // a whole row: its held values recorded with the next rows'
+        if (next_held == rows_recorded) {
+          std::int64_t row_step[slots + 1];
+          for (std::size_t k = 0; k < slots; ++k) row_step[k] = n.leaves[k].strides[r - 2];
+          rows_recorded = std::min({recorded_rows, (end - begin) / row, space[r - 2] - index[r - 2]});
+          const bool invariant = record_rows(e, t.data, base, row_step, step, rows_recorded, rows_held);
+          for (std::int64_t i = 0; i < rows_recorded; ++i) rows_held[i].invariant = invariant;
+          next_held = 0;
+        }
+        held = rows_held[next_held++];
+        record = false;
+      } else {
+        rows_recorded = next_held = 0;
+      }
+    }
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
       leaves.prepare(t.data, base, step, m);
-      pointwise_chunk<Out, Shared>(e, leaves, step, held, done == 0, out + out_at, out_step, stream, m,
+      pointwise_chunk<Out, Shared>(e, leaves, step, held, record && done == 0, out + out_at, out_step, stream, m,
                                    shared_at<Shared>(shared, done_elements));
       done_elements += m;
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];

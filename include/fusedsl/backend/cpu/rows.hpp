@@ -7,7 +7,7 @@
 #include <algorithm>    // std::min, std::max
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
-#include <type_traits>  // std::remove_cvref_t
+#include <type_traits>  // std::remove_cvref_t, std::is_same_v
 
 #include <fusedsl/backend/cpu/chunks.hpp>          // chunk, chunk_leaves, chunk_reader, evaluate_chunk, tile_operands
 #include <fusedsl/backend/cpu/indexing.hpp>        // unravel, step_index
@@ -16,6 +16,7 @@
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
 #include <fusedsl/core/shape.hpp>                  // shape
 #include <fusedsl/expr/evaluate.hpp>               // evaluate
+#include <fusedsl/expr/reduction_ops.hpp>          // ops::max, ops::min
 #include <fusedsl/expr/traverse.hpp>               // leaf_slots
 #include <fusedsl/runtime/nodes.hpp>               // node_runtime
 
@@ -57,16 +58,73 @@ inline constexpr bool takes_rows = requires(const R& r, State* s, const compute_
   r.op.template add_rows<chunk>(s, v, std::int64_t{}, std::int64_t{});
 };
 
+/// True when reduction `R`'s add chooses one of two values (max, min) and its
+/// `n_lanes` states fill one 32-byte vector: g++ vectorizes such a lanes
+/// loop only as a loop. Unrolled first (its trip count is a constant), the
+/// lanes go to the block vectorizer, which leaves the choice scalar (a row
+/// max of 64 floats three times slower). Sums, and 32 lanes of a max, are
+/// faster unrolled.
+template <class R, class State, int n_lanes>
+inline constexpr bool lanes_stay_rolled = (std::is_same_v<typename R::op_type, ops::max> ||
+                                           std::is_same_v<typename R::op_type, ops::min>)&&n_lanes
+                                              * sizeof(State) <=
+                                          32;
+
 /// Adds the `m` values `value(i)` of a chunk at reduced elements `at`,
 /// `at + 1`, ... to `lanes`. Lane l takes elements l, l + lanes, ...: a
 /// fixed assignment, so the order of additions is the same on every run.
 template <int n_lanes, class R, class State, class Value>
 FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, std::int64_t at, const Value& value) {
   std::int64_t i = 0;
-  for (; i + n_lanes <= m; i += n_lanes)
-    for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
-      r.op.add(lanes[l], value(i + l), at + i + l);
+  if constexpr (lanes_stay_rolled<R, State, n_lanes>) {
+    for (; i + n_lanes <= m; i += n_lanes)
+#pragma GCC unroll 1
+      for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
+        r.op.add(lanes[l], value(i + l), at + i + l);
+  } else {
+    for (; i + n_lanes <= m; i += n_lanes)
+      for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
+        r.op.add(lanes[l], value(i + l), at + i + l);
+  }
   for (; i < m; ++i) r.op.add(lanes[i % n_lanes], value(i), at + i);
+}
+
+/// Adds the `run` reduced elements at leaf offsets `base` (advanced past
+/// them), `step` apart, reduced positions `at`, `at + 1`, ..., to `lanes`, a
+/// chunk at a time. With `kept`, the operand's values are also stored there.
+template <int n_lanes, class R, class State, class Leaves>
+FUSEDSL_FORCEINLINE void add_run(const R& r, Leaves& leaves, const void* const* data, std::int64_t* base,
+                                 const std::int64_t* step, std::int64_t run, std::int64_t at, State* lanes,
+                                 compute_t<kernel_numerics, R::input_dtype>* kept) {
+  using acc_type = compute_t<kernel_numerics, R::input_dtype>;
+  for (std::int64_t done = 0; done < run; done += chunk) {
+    const std::int64_t m = std::min(chunk, run - done);
+    leaves.prepare(data, base, step, m);
+    alignas(64) acc_type local[chunk];
+    acc_type* values = kept ? kept + done : local;
+    if (kept || takes_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
+    if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], values, m);
+    else if (kept) add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) { return values[i]; });
+    else
+      add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) {
+        return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i}));
+      });
+    for (std::size_t k = 0; k < Leaves::slots; ++k) base[k] += m * step[k];
+  }
+}
+
+/// `lanes` merged into lanes[0] pairwise, the upper part into the lower, so
+/// that the first rounds vectorize and a chain of dependent merges is
+/// log2(n_lanes) long: merged one after the other, the 31 scalar merges of a
+/// float max would take most of a 1024-element row's time. A fixed order, as
+/// the lanes.
+template <int n_lanes, class R, class State>
+FUSEDSL_FORCEINLINE void merge_lanes(const R& r, State* lanes) {
+  for (int width = n_lanes; width > 1;) {
+    const int upper = width / 2, lower = width - upper;
+    for (int l = 0; l < upper; ++l) r.op.merge(lanes[l], lanes[lower + l]);  // vectorized: lane merges
+    width = lower;
+  }
 }
 
 /// Accumulates reduction `r` of kept element `row` over reduced elements
@@ -79,7 +137,6 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
                                    State& state, compute_t<kernel_numerics, R::input_dtype>* kept = nullptr) {
   const R r = reduction;  // a local copy: see chunk_reader
   using Arg = std::remove_cvref_t<decltype(r.arg)>;
-  using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   constexpr std::size_t slots = leaf_slots<Arg>();
   const int last = axes.n_reduced - 1;
   const std::int64_t row_len = last < 0 ? 1 : axes.reduced_sizes[last];
@@ -100,36 +157,53 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
       base[k] = row_base[k];
       for (int m = 0; m < axes.n_reduced; ++m) base[k] += index[m] * n.leaves[k].strides[axes.reduced[m]];
     }
-    for (std::int64_t done = 0; done < run; done += chunk) {
-      const std::int64_t m = std::min(chunk, run - done);
-      leaves.prepare(t.data, base, step, m);
-      alignas(64) acc_type local[chunk];
-      acc_type* values = kept ? kept + (j + done) : local;
-      if (kept || takes_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
-      if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], values, m);
-      else if (kept) add_to_lanes<n_lanes>(r, lanes, m, j + done, [&](std::int64_t i) { return values[i]; });
-      else
-        add_to_lanes<n_lanes>(r, lanes, m, j + done, [&](std::int64_t i) {
-          return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i}));
-        });
-      for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
-    }
+    add_run<n_lanes>(r, leaves, t.data, base, step, run, j, lanes, kept ? kept + j : nullptr);
     j += run;
     if (last >= 0) {
       index[last] = 0;
       step_index(index, axes.reduced_sizes, last - 1);
     }
   }
-  // Pairwise, the upper part into the lower, so that the first rounds
-  // vectorize and a chain of dependent merges is log2(n_lanes) long: merged
-  // one after the other, the 31 scalar merges of a float max would take most
-  // of a 1024-element row's time. A fixed order, as the lanes.
-  for (int width = n_lanes; width > 1;) {
-    const int upper = width / 2, lower = width - upper;
-    for (int l = 0; l < upper; ++l) r.op.merge(lanes[l], lanes[lower + l]);  // vectorized: lane merges
-    width = lower;
-  }
+  merge_lanes<n_lanes>(r, lanes);
   state = lanes[0];
+}
+
+/// Reduction node `r` over rows [begin, end) along one reduced axis, each
+/// row whole: the rows along the innermost kept axis are a fixed step apart,
+/// so that a row costs its adds and its lanes' merge, not the index
+/// arithmetic of `accumulate` (which a row of a few hundred elements feels).
+template <class Out, class R, int n_lanes>
+FUSEDSL_CPU_KERNEL void reduction_rows_along(const R& reduction, const node_runtime& n, const reduction_axes& axes,
+                                             const tile_operands& t, std::int64_t begin, std::int64_t end,
+                                             compute_t<kernel_numerics, R::input_dtype>* kept) {
+  const R r = reduction;  // a local copy: see chunk_reader
+  using Arg = std::remove_cvref_t<decltype(r.arg)>;
+  using State = reduction_state<R>;
+  constexpr std::size_t slots = leaf_slots<Arg>();
+  const std::int64_t cols = n.inner;
+  const int inner_kept = axes.kept[axes.n_kept - 1], along = axes.reduced[0];
+  const std::int64_t kept_extent = axes.kept_sizes[axes.n_kept - 1];
+  std::int64_t row_base[slots + 1], base[slots + 1], row_step[slots + 1], step[slots + 1];
+  for (std::size_t k = 0; k < slots; ++k) {
+    row_step[k] = n.leaves[k].strides[inner_kept];
+    step[k] = n.leaves[k].strides[along];
+  }
+  Out* out = static_cast<Out*>(t.out);
+  const std::int64_t out_row_step = n.out.strides[inner_kept];
+  chunk_leaves<Arg> leaves(n);
+  for (std::int64_t row = begin; row < end;) {
+    const std::int64_t rows = std::min(end - row, kept_extent - row % kept_extent);
+    for (std::size_t k = 0; k < slots; ++k) row_base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
+    Out* row_out = out + axes.row_offset(row, n.out.strides) - t.out_bias;
+    for (std::int64_t i = 0; i < rows; ++i) {
+      for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + i * row_step[k];
+      State lanes[n_lanes] = {};
+      add_run<n_lanes>(r, leaves, t.data, base, step, cols, 0, lanes, kept ? kept + (row - begin + i) * cols : nullptr);
+      merge_lanes<n_lanes>(r, lanes);
+      row_out[i * out_row_step] = static_cast<Out>(r.op.finish(lanes[0], cols));
+    }
+    row += rows;
+  }
 }
 
 /// Reduction node `r` over rows [begin, end) of at most a quarter of a
@@ -208,9 +282,13 @@ void reduction_rows(const R& r, const node_runtime& n, const tile_operands& t, s
   const reduction_axes axes(n);
   Out* out = static_cast<Out*>(t.out);
   auto* kept_values = static_cast<compute_t<kernel_numerics, R::input_dtype>*>(kept);
-  if (axes.n_reduced == 1 && axes.n_kept > 0 && rows_per_chunk(n.inner) > 1)
-    return short_reduction_rows<Out>(r, n, axes, t, begin, end, kept_values);
   using State = reduction_state<R>;
+  if (axes.n_reduced == 1 && axes.n_kept > 0) {
+    if (rows_per_chunk(n.inner) > 1) return short_reduction_rows<Out>(r, n, axes, t, begin, end, kept_values);
+    if (n.inner <= short_row_length)
+      return reduction_rows_along<Out, R, short_row_lanes<State>>(r, n, axes, t, begin, end, kept_values);
+    return reduction_rows_along<Out, R, reduction_lanes<State>>(r, n, axes, t, begin, end, kept_values);
+  }
   for (std::int64_t row = begin; row < end; ++row) {
     State state{};
     auto* row_kept = kept_values ? kept_values + (row - begin) * n.inner : nullptr;
