@@ -79,6 +79,41 @@ TEST_CASE("edge: a row's held value (rmsnorm's rsqrt) when rows are recorded tog
   check_against_oracle(rms, {3, 45, 40}, reduction_tolerance<float>(), x(wide.slice(2, 1, 41, 1)), w(weight));
 }
 
+TEST_CASE("edge: argmax/argmin take the first of equal extremes, within a chunk of a row and across chunks") {
+  // Rows of 300 (three chunks of a CPU row) and of 64 (one).
+  constexpr fx::in<"x", float, 2> x;
+  for (const int cols : {300, 64}) {
+    CAPTURE(cols);
+    const int late = cols - 10, mid = cols / 2;
+    auto tx = with_specials<float>(6, cols,
+                                   {{0, 10, 5.0},
+                                    {0, late, 5.0},  // a tie across chunks
+                                    {1, mid, 5.0},
+                                    {1, mid - 1, 5.0},  // a tie side by side
+                                    {3, 40, 0.0},
+                                    {3, 50, -0.0},  // +0 and -0 are equal
+                                    {5, 3, kInf},
+                                    {5, late, kNaN}},  // NaN beats +inf
+                                   3006);
+    for (int j = 0; j < cols; ++j) {
+      tx.data()[2 * cols + j] = 1.5f;                                     // all equal
+      tx.data()[4 * cols + j] = -std::numeric_limits<float>::infinity();  // all -inf
+      if (j != 40 && j != 50) tx.data()[3 * cols + j] = -1.0f - static_cast<float>(j);
+    }
+    const auto amax = check_against_oracle(fx::argmax(x, fx::axis<1>, fx::drop_axes), {6}, tolerance{0, 0}, x(tx));
+    CHECK(amax(0) == 10);
+    CHECK(amax(1) == mid - 1);
+    CHECK(amax(2) == 0);
+    CHECK(amax(3) == 40);
+    CHECK(amax(4) == 0);
+    CHECK(amax(5) == late);
+    const auto amin = check_against_oracle(fx::argmin(-x, fx::axis<1>, fx::drop_axes), {6}, tolerance{0, 0}, x(tx));
+    CHECK(amin(0) == 10);
+    CHECK(amin(1) == mid - 1);
+    CHECK(amin(5) == late);
+  }
+}
+
 TEST_CASE("edge: argmax/argmin return the NaN position, logsumexp of ±inf rows") {
   constexpr fx::in<"x", float, 2> x;
   const auto tx = with_specials<float>(3, 300, {{0, 211, kNaN}, {0, 250, kNaN}, {1, 7, kInf}, {2, 5, -kInf}}, 3002);

@@ -128,3 +128,16 @@
 #    define FUSEDSL_INDEPENDENT_ITERATIONS
 #  endif
 #endif
+
+/// Put before a short loop over a reduction's lanes whose add chooses
+/// between values (a max): keeps g++ from unrolling it before the loop
+/// vectorizer sees it. Unrolled, its lanes go to the block vectorizer,
+/// which leaves the choice scalar (a row max or argmax several times
+/// slower); as a loop it becomes a vector compare and blend.
+#ifndef FUSEDSL_ROLLED_LANES
+#  if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
+#    define FUSEDSL_ROLLED_LANES _Pragma("GCC unroll 1")
+#  else
+#    define FUSEDSL_ROLLED_LANES
+#  endif
+#endif

@@ -5,10 +5,11 @@
 /// state covers the earlier positions) and `finish` (given the element count).
 /// `T` is the compute type the input is converted to.
 #pragma once
-#include <cstdint>  // std::int64_t
-#include <limits>   // std::numeric_limits
+#include <algorithm>  // std::min
+#include <cstdint>    // std::int64_t
+#include <limits>     // std::numeric_limits
 
-#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE, FUSEDSL_ROLLED_LANES
 #include <fusedsl/core/dtype.hpp>   // dtype
 #include <fusedsl/core/math.hpp>    // math::*
 
@@ -210,6 +211,33 @@ struct arg_extreme : reduction_base {
   template <class T>
   FUSEDSL_HOST_DEVICE constexpr void add(state<T>& s, T v, std::int64_t i) const {
     if (s.index < 0 || beats(v, s.best)) s = {v, i};
+  }
+  /// Adds the `count` values `v` at positions `at`, `at + 1`, ... in two passes
+  /// that vectorize, where add's branches do not: the block's extreme value
+  /// (NaN before any), then the first position that holds it.
+  template <class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void add_block(state<T>& s, const T* v, std::int64_t count,
+                                                                   std::int64_t at) const {
+    if (count <= 0) return;
+    constexpr int lanes = 16;
+    const auto extreme = [](T a, T b) { return Largest ? math::nan_max(a, b) : math::nan_min(a, b); };
+    T e[lanes];
+    for (int l = 0; l < lanes; ++l) e[l] = v[0];
+    std::int64_t i = 0;
+    for (; i + lanes <= count; i += lanes) FUSEDSL_ROLLED_LANES
+    for (int l = 0; l < lanes; ++l) e[l] = extreme(e[l], v[i + l]);
+    for (; i < count; ++i) e[0] = extreme(e[0], v[i]);
+    detail::fold_lanes<lanes>(e, [&](T& a, const T& b) { a = extreme(a, b); });
+    const T best = e[0];
+    // A min over 32-bit positions (a block is at most a CPU chunk): as wide as the values.
+    const int n = static_cast<int>(count);
+    int first = n;
+    // j where v[j] holds it, else n, in arithmetic: a `?:` on a float comparison becomes a branch
+    if (math::is_nan(best))
+      for (int j = 0; j < n; ++j) first = std::min(first, j + (n - j) * static_cast<int>(!math::is_nan(v[j])));
+    else
+      for (int j = 0; j < n; ++j) first = std::min(first, j + (n - j) * static_cast<int>(v[j] != best));
+    if (s.index < 0 || beats(best, s.best)) s = {best, at + first};
   }
   template <class T>
   FUSEDSL_HOST_DEVICE constexpr void merge(state<T>& s, const state<T>& o) const {

@@ -12,7 +12,7 @@
 #include <fusedsl/backend/cpu/chunks.hpp>          // chunk, chunk_leaves, chunk_reader, evaluate_chunk, tile_operands
 #include <fusedsl/backend/cpu/indexing.hpp>        // unravel, step_index
 #include <fusedsl/backend/cpu/reduction_axes.hpp>  // reduction_axes, reduction_state
-#include <fusedsl/core/config.hpp>                 // FUSEDSL_CPU_KERNEL, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_CPU_KERNEL, FUSEDSL_FORCEINLINE, FUSEDSL_ROLLED_LANES
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
 #include <fusedsl/core/shape.hpp>                  // shape
 #include <fusedsl/expr/evaluate.hpp>               // evaluate
@@ -51,6 +51,14 @@ inline constexpr bool takes_blocks = requires(const R& r, State& s,
   r.op.add_block(s, v, std::int64_t{});
 };
 
+/// True when reduction `R`'s accumulator adds a whole chunk of values at
+/// once given their first position (`add_block` of an argmax).
+template <class R, class State>
+inline constexpr bool takes_positioned_blocks = requires(const R& r, State& s,
+                                                         const compute_t<kernel_numerics, R::input_dtype>* v) {
+  r.op.add_block(s, v, std::int64_t{}, std::int64_t{});
+};
+
 /// True when reduction `R`'s accumulator adds several short rows at once
 /// (`add_rows`), vectorizing across them what it computes per element.
 template <class R, class State>
@@ -59,11 +67,9 @@ inline constexpr bool takes_rows = requires(const R& r, State* s, const compute_
 };
 
 /// True when reduction `R`'s add chooses one of two values (max, min) and its
-/// `n_lanes` states fill one 32-byte vector: g++ vectorizes such a lanes
-/// loop only as a loop. Unrolled first (its trip count is a constant), the
-/// lanes go to the block vectorizer, which leaves the choice scalar (a row
-/// max of 64 floats three times slower). Sums, and 32 lanes of a max, are
-/// faster unrolled.
+/// `n_lanes` states fill one 32-byte vector: its lanes loop stays a loop
+/// (FUSEDSL_ROLLED_LANES; a row max of 64 floats three times faster). Sums,
+/// and 32 lanes of a max, are faster unrolled.
 template <class R, class State, int n_lanes>
 inline constexpr bool lanes_stay_rolled = (std::is_same_v<typename R::op_type, ops::max> ||
                                            std::is_same_v<typename R::op_type, ops::min>)&&n_lanes
@@ -77,10 +83,9 @@ template <int n_lanes, class R, class State, class Value>
 FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, std::int64_t at, const Value& value) {
   std::int64_t i = 0;
   if constexpr (lanes_stay_rolled<R, State, n_lanes>) {
-    for (; i + n_lanes <= m; i += n_lanes)
-#pragma GCC unroll 1
-      for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
-        r.op.add(lanes[l], value(i + l), at + i + l);
+    for (; i + n_lanes <= m; i += n_lanes) FUSEDSL_ROLLED_LANES
+    for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
+      r.op.add(lanes[l], value(i + l), at + i + l);
   } else {
     for (; i + n_lanes <= m; i += n_lanes)
       for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
@@ -102,8 +107,10 @@ FUSEDSL_FORCEINLINE void add_run(const R& r, Leaves& leaves, const void* const* 
     leaves.prepare(data, base, step, m);
     alignas(64) acc_type local[chunk];
     acc_type* values = kept ? kept + done : local;
-    if (kept || takes_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
+    if (kept || takes_blocks<R, State> || takes_positioned_blocks<R, State>)
+      evaluate_chunk(r.arg, leaves.leaf, values, m);
     if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], values, m);
+    else if constexpr (takes_positioned_blocks<R, State>) r.op.add_block(lanes[0], values, m, at + done);
     else if (kept) add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) { return values[i]; });
     else
       add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) {
