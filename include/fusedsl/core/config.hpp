@@ -135,7 +135,7 @@
 /// which leaves the choice scalar (a row max or argmax several times
 /// slower); as a loop it becomes a vector compare and blend.
 #ifndef FUSEDSL_ROLLED_LANES
-#  if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
+#  if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)  // nvcc's front end rejects the pragma
 #    define FUSEDSL_ROLLED_LANES _Pragma("GCC unroll 1")
 #  else
 #    define FUSEDSL_ROLLED_LANES
