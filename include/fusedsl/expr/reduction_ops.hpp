@@ -419,13 +419,15 @@ struct logsumexp : reduction_base {
   /// scalar exp do not vectorize. (Always inlined, as moment's.)
   template <class T>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void add_block(state<T>& s, const T* v, std::int64_t count) const {
-    // Independent partial results, 128 bytes of them: the loops vectorize without
-    // reassociation (with fewer, the max loop is unrolled whole and not vectorized).
-    constexpr int lanes = static_cast<int>(128 / sizeof(T));
+    // Independent partial results, one 32-byte vector of them: the loops vectorize
+    // without reassociation, and a short row's fold is short (the max loop stays a
+    // loop: FUSEDSL_ROLLED_LANES).
+    constexpr int lanes = static_cast<int>(32 / sizeof(T));
     const std::int64_t whole = count - count % lanes;
     T top[lanes], sum[lanes] = {};
     for (int l = 0; l < lanes; ++l) top[l] = detail::lowest<T>();
     for (std::int64_t i = 0; i < whole; i += lanes)
+      FUSEDSL_ROLLED_LANES
       for (int l = 0; l < lanes; ++l) top[l] = math::nan_max(top[l], v[i + l]);  // vectorized: max of a block
     for (std::int64_t i = whole; i < count; ++i) top[i - whole] = math::nan_max(top[i - whole], v[i]);
     detail::fold_lanes<lanes>(top, [](T& a, T b) { a = math::nan_max(a, b); });
