@@ -175,6 +175,29 @@ FUSEDSL_CPU_KERNEL void accumulate(const R& reduction, const node_runtime& n, co
   state = lanes[0];
 }
 
+/// Where the rows of a reduction over one axis lie: along the innermost kept
+/// axis a fixed step apart (`row_step` per leaf slot, `out_row_step`), each
+/// row's elements `step` apart, so that a run of rows needs no index
+/// arithmetic until that axis ends.
+template <std::size_t slots>
+struct one_axis_rows {
+  std::int64_t row_step[slots + 1], step[slots + 1];
+  std::int64_t out_row_step, kept_extent;
+  one_axis_rows(const node_runtime& n, const reduction_axes& axes) {
+    const int inner_kept = axes.kept[axes.n_kept - 1], along = axes.reduced[0];
+    for (std::size_t k = 0; k < slots; ++k) {
+      row_step[k] = n.leaves[k].strides[inner_kept];
+      step[k] = n.leaves[k].strides[along];
+    }
+    out_row_step = n.out.strides[inner_kept];
+    kept_extent = axes.kept_sizes[axes.n_kept - 1];
+  }
+  /// The rows from `row` on, before `end` and at most `at_most`, that are a fixed step apart.
+  std::int64_t run(std::int64_t row, std::int64_t end, std::int64_t at_most) const {
+    return std::min({at_most, end - row, kept_extent - row % kept_extent});
+  }
+};
+
 /// Reduction node `r` over rows [begin, end) along one reduced axis, each
 /// row whole: the rows along the innermost kept axis are a fixed step apart,
 /// so that a row costs its adds and its lanes' merge, not the index
@@ -188,26 +211,21 @@ FUSEDSL_CPU_KERNEL void reduction_rows_along(const R& reduction, const node_runt
   using State = reduction_state<R>;
   constexpr std::size_t slots = leaf_slots<Arg>();
   const std::int64_t cols = n.inner;
-  const int inner_kept = axes.kept[axes.n_kept - 1], along = axes.reduced[0];
-  const std::int64_t kept_extent = axes.kept_sizes[axes.n_kept - 1];
-  std::int64_t row_base[slots + 1], base[slots + 1], row_step[slots + 1], step[slots + 1];
-  for (std::size_t k = 0; k < slots; ++k) {
-    row_step[k] = n.leaves[k].strides[inner_kept];
-    step[k] = n.leaves[k].strides[along];
-  }
+  const one_axis_rows<slots> at(n, axes);
+  std::int64_t row_base[slots + 1], base[slots + 1];
   Out* out = static_cast<Out*>(t.out);
-  const std::int64_t out_row_step = n.out.strides[inner_kept];
   chunk_leaves<Arg> leaves(n);
   for (std::int64_t row = begin; row < end;) {
-    const std::int64_t rows = std::min(end - row, kept_extent - row % kept_extent);
+    const std::int64_t rows = at.run(row, end, end - row);
     for (std::size_t k = 0; k < slots; ++k) row_base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
     Out* row_out = out + axes.row_offset(row, n.out.strides) - t.out_bias;
     for (std::int64_t i = 0; i < rows; ++i) {
-      for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + i * row_step[k];
+      for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + i * at.row_step[k];
       State lanes[n_lanes] = {};
-      add_run<n_lanes>(r, leaves, t.data, base, step, cols, 0, lanes, kept ? kept + (row - begin + i) * cols : nullptr);
+      add_run<n_lanes>(r, leaves, t.data, base, at.step, cols, 0, lanes,
+                       kept ? kept + (row - begin + i) * cols : nullptr);
       merge_lanes<n_lanes>(r, lanes);
-      row_out[i * out_row_step] = static_cast<Out>(r.op.finish(lanes[0], cols));
+      row_out[i * at.out_row_step] = static_cast<Out>(r.op.finish(lanes[0], cols));
     }
     row += rows;
   }
@@ -227,21 +245,15 @@ FUSEDSL_CPU_KERNEL void short_reduction_rows(const R& reduction, const node_runt
   using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   constexpr std::size_t slots = leaf_slots<Arg>();
   const std::int64_t cols = n.inner, rows_at_once = rows_per_chunk(cols);
-  const int inner_kept = axes.kept[axes.n_kept - 1], along = axes.reduced[0];
-  const std::int64_t kept_extent = axes.kept_sizes[axes.n_kept - 1];
-  std::int64_t base[slots + 1], row_step[slots + 1], step[slots + 1];
-  for (std::size_t k = 0; k < slots; ++k) {
-    row_step[k] = n.leaves[k].strides[inner_kept];
-    step[k] = n.leaves[k].strides[along];
-  }
+  const one_axis_rows<slots> at(n, axes);
+  const std::int64_t out_row_step = at.out_row_step;
+  std::int64_t base[slots + 1];
   Out* out = static_cast<Out*>(t.out);
-  const std::int64_t out_row_step = n.out.strides[inner_kept];
   chunk_leaves<Arg> leaves(n);
   for (std::int64_t row = begin; row < end;) {
-    // Rows along the innermost kept axis, so that they are a fixed step apart.
-    const std::int64_t rows = std::min({rows_at_once, end - row, kept_extent - row % kept_extent});
+    const std::int64_t rows = at.run(row, end, rows_at_once);
     for (std::size_t k = 0; k < slots; ++k) base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
-    leaves.prepare_rows(t.data, base, row_step, step, rows, cols);
+    leaves.prepare_rows(t.data, base, at.row_step, at.step, rows, cols);
     alignas(64) acc_type local[chunk];
     acc_type* values = kept ? kept + (row - begin) * cols : local;
     evaluate_chunk(r.arg, leaves.leaf, values, rows * cols);
