@@ -224,8 +224,10 @@ struct arg_extreme : reduction_base {
     T e[lanes];
     for (int l = 0; l < lanes; ++l) e[l] = v[0];
     std::int64_t i = 0;
-    for (; i + lanes <= count; i += lanes) FUSEDSL_ROLLED_LANES
-    for (int l = 0; l < lanes; ++l) e[l] = extreme(e[l], v[i + l]);
+    for (; i + lanes <= count; i += lanes) {
+      FUSEDSL_ROLLED_LANES
+      for (int l = 0; l < lanes; ++l) e[l] = extreme(e[l], v[i + l]);
+    }
     for (; i < count; ++i) e[0] = extreme(e[0], v[i]);
     detail::fold_lanes<lanes>(e, [&](T& a, const T& b) { a = extreme(a, b); });
     const T best = e[0];
@@ -426,8 +428,10 @@ struct logsumexp : reduction_base {
     const std::int64_t whole = count - count % lanes;
     T top[lanes], sum[lanes] = {};
     for (int l = 0; l < lanes; ++l) top[l] = detail::lowest<T>();
-    for (std::int64_t i = 0; i < whole; i += lanes) FUSEDSL_ROLLED_LANES
-    for (int l = 0; l < lanes; ++l) top[l] = math::nan_max(top[l], v[i + l]);  // vectorized: max of a block
+    for (std::int64_t i = 0; i < whole; i += lanes) {
+      FUSEDSL_ROLLED_LANES
+      for (int l = 0; l < lanes; ++l) top[l] = math::nan_max(top[l], v[i + l]);  // vectorized: max of a block
+    }
     for (std::int64_t i = whole; i < count; ++i) top[i - whole] = math::nan_max(top[i - whole], v[i]);
     detail::fold_lanes<lanes>(top, [](T& a, T b) { a = math::nan_max(a, b); });
     const T max = top[0];

@@ -383,9 +383,10 @@ struct chunk_invariants {
 inline constexpr std::int64_t recorded_rows = 32;
 
 /// The invariant subexpressions of `rows` rows, row i's leaves starting at
-/// `data[k] + base[k] + i * row_step[k]` (storage types `Types`), recorded into
-/// `held[i]` (as invariant_recorder does for one chunk); true when they are
-/// invariant along the rows (the leaves' steps along a row, `step`).
+/// `data[k] + base[k] + i * row_step[k]` (elements of each slot's storage
+/// type), recorded into `held[i]` (as invariant_recorder does for one chunk);
+/// true when they are invariant along the rows (the leaves' steps along a
+/// row, `step`).
 template <class E>
 FUSEDSL_FORCEINLINE bool record_rows(const E& e, const void* const* data, const std::int64_t* base,
                                      const std::int64_t* row_step, const std::int64_t* step, std::int64_t rows,

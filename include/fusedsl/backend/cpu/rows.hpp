@@ -71,10 +71,9 @@ inline constexpr bool takes_rows = requires(const R& r, State* s, const compute_
 /// (FUSEDSL_ROLLED_LANES; a row max of 64 floats three times faster). Sums,
 /// and 32 lanes of a max, are faster unrolled.
 template <class R, class State, int n_lanes>
-inline constexpr bool lanes_stay_rolled = (std::is_same_v<typename R::op_type, ops::max> ||
-                                           std::is_same_v<typename R::op_type, ops::min>)&&n_lanes
-                                              * sizeof(State) <=
-                                          32;
+inline constexpr bool lanes_stay_rolled = n_lanes * sizeof(State) <= 32 &&
+                                          (std::is_same_v<typename R::op_type, ops::max> ||
+                                           std::is_same_v<typename R::op_type, ops::min>);
 
 /// Adds the `m` values `value(i)` of a chunk at reduced elements `at`,
 /// `at + 1`, ... to `lanes`. Lane l takes elements l, l + lanes, ...: a
@@ -83,9 +82,11 @@ template <int n_lanes, class R, class State, class Value>
 FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, std::int64_t at, const Value& value) {
   std::int64_t i = 0;
   if constexpr (lanes_stay_rolled<R, State, n_lanes>) {
-    for (; i + n_lanes <= m; i += n_lanes) FUSEDSL_ROLLED_LANES
-    for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
-      r.op.add(lanes[l], value(i + l), at + i + l);
+    for (; i + n_lanes <= m; i += n_lanes) {
+      FUSEDSL_ROLLED_LANES
+      for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
+        r.op.add(lanes[l], value(i + l), at + i + l);
+    }
   } else {
     for (; i + n_lanes <= m; i += n_lanes)
       for (int l = 0; l < n_lanes; ++l)  // vectorized: reduction lanes
