@@ -9,11 +9,12 @@
 # where there may be no GPU at all.
 #
 # With FUSEDSL_CUDA_TESTS_COMPILE_ONLY (CI: no GPU, so nothing would run) the sources are only
-# compiled, to check that they compile: the device code to NVVM IR (LTO IR, no PTX: cicc's code
-# generation is a third of its time), the host code checked with -fsyntax-only (templates
-# instantiated, no code generated: 60% less of the host compile). Nothing is linked, and the test
-# reports as skipped, saying why. Errors of the device back end alone (PTX generation) show on
-# the GPU machine, which builds everything.
+# checked by the compilers' front ends: nvcc -cuda parses the host and the device code (EDG, with
+# its warnings as errors) and compiles the device code to NVVM IR (LTO IR: no PTX, whose
+# generation is a third of cicc's time), but does not hand the host code to g++ (a third of the
+# whole); C++ sources get g++ -fsyntax-only. Nothing is linked, and the test reports as skipped,
+# saying why. What only g++'s host compile or PTX generation would find shows on the GPU
+# machine, which builds everything.
 include_guard(GLOBAL)
 
 function(fusedsl_add_gpu_test name)
@@ -30,8 +31,8 @@ function(fusedsl_add_gpu_test name)
       set(arch 90)
     endif()
     set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES OFF CUDA_SEPARABLE_COMPILATION ON)  # LTO IR needs -rdc
-    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--generate-code=arch=compute_${arch},code=lto_${arch}
-                                           -Xcompiler=-fsyntax-only> $<$<COMPILE_LANGUAGE:CXX>:-fsyntax-only>)
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-cuda --generate-code=arch=compute_${arch},code=lto_${arch}>
+                                           $<$<COMPILE_LANGUAGE:CXX>:-fsyntax-only>)
   else()
     add_executable(${name} ${ARGN})
     set_target_properties(${name} PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
