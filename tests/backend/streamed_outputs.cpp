@@ -45,3 +45,33 @@ TEST_CASE("outputs of 16 MiB and more are written around the cache, aligned or n
   fx::run_reference(in_place, z(expected));
   FUSEDSL_CHECK_CLOSE(updated.view(), expected.view(), exact);
 }
+
+TEST_CASE("streamed outputs of short rows: chunks of whole rows whose ends split cache lines") {
+  // Rows of 3 go 42 to a chunk (126 elements): most chunks start and end inside a cache
+  // line, which the stores must write whole (store_chunk), at either offset.
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::in<"b", float, 1> b;
+  constexpr fx::out<"y", float, 2> y;
+  constexpr fx::out<"h", fx::bfloat16, 2> h;
+  constexpr fx::program biased{y = x + b, h = x * b};
+  const std::int64_t rows = (std::int64_t{16} << 20) / 2 / 3 + 5;  // bf16 beyond the threshold too
+  const auto input = fx::testing::random_tensor<float>({rows, 3}, 10);
+  const auto bias = fx::testing::random_tensor<float>({3}, 11);
+  constexpr fx::testing::tolerance exact{0, 0};
+  fx::tensor<float> wide({rows * 3 + 1});
+  fx::tensor<fx::bfloat16> half_wide({rows * 3 + 1});
+  for (int offset : {0, 1}) {
+    CAPTURE(offset);
+    auto out = wide.slice(0, offset, offset + rows * 3, 1).reshape({rows, 3});
+    auto half_out = half_wide.slice(0, offset, offset + rows * 3, 1).reshape({rows, 3});
+    biased.run(fx::cpu, x(input), b(bias), y(out), h(half_out));
+    fx::tensor<float> expected({rows, 3});
+    fx::tensor<fx::bfloat16> half_expected({rows, 3});
+    for (std::int64_t i = 0; i < rows * 3; ++i) {
+      expected.data()[i] = input.data()[i] + bias.data()[i % 3];
+      half_expected.data()[i] = static_cast<fx::bfloat16>(input.data()[i] * bias.data()[i % 3]);
+    }
+    FUSEDSL_CHECK_CLOSE(out, expected.view(), exact);
+    FUSEDSL_CHECK_CLOSE(half_out, half_expected.view(), exact);
+  }
+}
