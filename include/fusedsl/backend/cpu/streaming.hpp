@@ -59,8 +59,8 @@ inline constexpr std::size_t line_bytes = 64;
 /// `stream`, the whole cache lines in non-temporal stores and the partial
 /// ones at the ends with ordinary stores (the caller fences once it is done).
 /// A line written partly around the caches and partly through them, as the
-/// lines split between the chunks of short rows are, is written to memory
-/// piece by piece: such chunks ran at a third of the copy bandwidth.
+/// lines split between the chunks of short rows would be, reaches memory
+/// piece by piece, far slower than whole lines.
 template <class Out, class V>
 FUSEDSL_FORCEINLINE void store_chunk(Out* out, const V* values, std::int64_t n, bool stream) {
 #if FUSEDSL_HOST_SSE2
