@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <utility>
 #include <string>
 
 #include <fusedsl/interop/inductor.hpp>
@@ -157,6 +160,45 @@ TEST_CASE("newer dumps: torch_version, config, foreach members and CPU groups") 
   auto old = fx::load_inductor_dump(dump(), "old");
   CHECK(old.config.torch == fx::torch_version{2, 11});
   CHECK(old.config.max_fusion_size == 64);
+}
+
+TEST_CASE("mix-order reductions: the setting by release and config, split reductions recognised") {
+  std::ifstream in(FUSEDSL_DUMP_DIR "/mixorder_layernorm_bwd_1.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(!text.empty());
+  auto d = fx::load_inductor_dump(text, "mixorder");
+  CHECK(d.config.mix_order_reduction);
+  // op3 and op5 are the first stages of column sums split 128 ways (group 131072 x 128),
+  // each read only by a second stage (op4, op6) that adds 128 partial sums for 1024 columns.
+  auto unsplit = [&](const fx::inductor_dump& x, const char* name) {
+    const auto& n = x.g.node(x.g.find_node(name));
+    return std::pair{n.unsplit_numel, n.unsplit_rnumel};
+  };
+  CHECK(unsplit(d, "op3") == std::pair<std::int64_t, std::int64_t>{1024, 16384});
+  CHECK(unsplit(d, "op5") == std::pair<std::int64_t, std::int64_t>{1024, 16384});
+  CHECK(unsplit(d, "op0") == std::pair<std::int64_t, std::int64_t>{0, 0});
+  CHECK(unsplit(d, "op4") == std::pair<std::int64_t, std::int64_t>{0, 0});
+  // The sample with each (from, to) replaced once.
+  auto edited = [&](std::vector<std::pair<std::string, std::string>> edits) {
+    std::string t = text;
+    for (const auto& [from, to] : edits) {
+      auto at = t.find(from);
+      REQUIRE(at != std::string::npos);
+      t.replace(at, from.size(), to);
+    }
+    return fx::load_inductor_dump(t, "edited");
+  };
+  const std::string on = R"("triton.mix_order_reduction": true)";
+  auto off = edited({{on, R"("triton.mix_order_reduction": false)"}});
+  CHECK(!off.config.mix_order_reduction);
+  CHECK(unsplit(off, "op3") == std::pair<std::int64_t, std::int64_t>{0, 0});
+  CHECK(fx::fuse_nodes(off.g, off.config).group_count() == 4);
+  CHECK(!edited({{R"("cuda_backend": "triton")", R"("cuda_backend": "halide")"}}).config.mix_order_reduction);
+  CHECK(edited({{on, R"("triton.mix_order_reduction": 1)"}}).config.mix_order_reduction);
+  // Without the option: Inductor's default, on from 2.10.
+  CHECK(edited({{on + ",", ""}}).config.mix_order_reduction);
+  CHECK(!edited({{on + ",", ""}, {R"("torch_version": "2.11.0+cu130")", R"("torch_version": "2.9.1")"}})
+             .config.mix_order_reduction);
 }
 
 TEST_CASE("newer dumps: bad versions, options and members are refused") {

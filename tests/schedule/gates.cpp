@@ -350,3 +350,129 @@ TEST_CASE("foreach groups: bad members are refused") {
   CHECK_THROWS_WITH_AS(g.finalize(), doctest::Contains("node mm: foreach group f: a member must be a pointwise or"),
                        fx::error);
 }
+
+namespace {
+// Mix-order reductions over an r x c tensor x: its row sums (contiguous loads) and its
+// column sums (loads strided by c), as Inductor's dumps describe them.
+constexpr std::int64_t R = 16384, C = 1024;
+node_spec row_sums(std::int64_t r = R, std::int64_t c = C, const std::string& device = "cuda:0") {
+  node_spec s = row_reduce("row", "x", "rs", r, c);
+  s.device = device;
+  return s;
+}
+node_spec column_sums(std::int64_t r = R, std::int64_t c = C, const std::string& device = "cuda:0") {
+  std::string index = "d0 + " + fx::detail::to_decimal(c) + "*d1";
+  node_spec s =
+      reduction("col", {fx::memory_dep("x", index, {c, r}, 4 * r * c)}, {fx::memory_dep("cs", "d0", {c}, 4 * c)}, c, r);
+  s.device = device;
+  return s;
+}
+fx::fuse_config mix_on() {
+  fx::fuse_config cfg;
+  cfg.mix_order_reduction = true;
+  return cfg;
+}
+std::vector<std::vector<std::string>> sorted_groups(const fx::plan& p) {
+  std::vector<std::vector<std::string>> groups;
+  for (const auto& grp : p.groups) {
+    groups.push_back(grp.names);
+    std::sort(groups.back().begin(), groups.back().end());
+  }
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+}  // namespace
+
+TEST_CASE("mix-order reductions: the rows and the columns of one tensor in one kernel (Triton only)") {
+  auto g = finalized({row_sums(), column_sums()}, {"rs", "cs"});
+  CHECK(fx::check_fusion(g, "row", "col", mix_on()) == why_no_fuse::none);
+  CHECK(fx::check_fusion(g, "col", "row", mix_on()) == why_no_fuse::none);
+  CHECK(fx::kernel_count(g, mix_on()) == 1);
+  // Off (fusedsl's default: its kernels have no such group), the pair shares no access.
+  CHECK(fx::check_fusion(g, "row", "col") == why_no_fuse::no_shared_data);
+  CHECK(fx::kernel_count(g) == 2);
+  // Not on the CPU.
+  auto cpu = finalized({row_sums(R, C, "cpu"), column_sums(R, C, "cpu")}, {"rs", "cs"});
+  CHECK(fx::check_fusion(cpu, "row", "col", mix_on()) == why_no_fuse::no_shared_data);
+}
+
+TEST_CASE("mix-order reductions: sizes where Inductor does not mix orders") {
+  auto refused = [](std::int64_t r, std::int64_t c) {
+    auto g = finalized({row_sums(r, c), column_sums(r, c)}, {"rs", "cs"});
+    return fx::check_fusion(g, "row", "col", mix_on()) == why_no_fuse::no_shared_data;
+  };
+  CHECK(!refused(5 * 1024, 1024));  // 5 Mi elements: the smallest tensor that mixes
+  CHECK(refused(5 * 1024 - 1, 1024));
+  CHECK(refused(4096, 4096));     // fewer than twice as many rows as columns
+  CHECK(refused(4000, 1500));     // fewer than 4096 rows
+  CHECK(!refused(65536, 16384));  // rows of 16 Ki elements at most
+  CHECK(refused(65536, 16385));
+}
+
+TEST_CASE("mix-order reductions: a split column reduction counts with its sizes before the split") {
+  // Inductor splits the column sums 8 ways: col reduces 2048 rows for each of 8 x 1024
+  // outputs, and a second reduction adds the 8 partial sums.
+  auto split = [](bool marked) {
+    node_spec s = reduction("col", {fx::memory_dep("x", "2097152*d0 + d1 + 1024*d2", {8, C, R / 8}, 4 * R * C)},
+                            {fx::memory_dep("part", "1024*d0 + d1", {8, C}, 4 * 8 * C)}, 8 * C, R / 8);
+    if (marked) {
+      s.unsplit_numel = C;
+      s.unsplit_rnumel = R;
+    }
+    return finalized({row_sums(), s,
+                      reduction("col2", {fx::memory_dep("part", "d0 + 1024*d1", {C, 8}, 4 * 8 * C)},
+                                {fx::memory_dep("cs", "d0", {C}, 4 * C)}, C, 8)},
+                     {"rs", "cs"});
+  };
+  CHECK(fx::check_fusion(split(true), "row", "col", mix_on()) == why_no_fuse::none);
+  CHECK(sorted_groups(fx::fuse_nodes(split(true), mix_on())) ==
+        std::vector<std::vector<std::string>>{{"col", "row"}, {"col2"}});
+  CHECK(fx::check_fusion(split(false), "row", "col", mix_on()) == why_no_fuse::no_shared_data);
+  // Only a reduction is split, into at least 2.
+  node_spec bad = row_sums();
+  bad.unsplit_numel = 1;
+  bad.unsplit_rnumel = 1;
+  fx::graph g;
+  g.add_node(bad);
+  CHECK_THROWS_WITH_AS(g.finalize(), doctest::Contains("node row: unsplit_numel/unsplit_rnumel: only a reduction"),
+                       fx::error);
+}
+
+TEST_CASE("mix-order reductions: what the fused node takes afterwards") {
+  auto rows = [](const char* name, const char* in, const char* index) {
+    return pointwise(name, {fx::memory_dep(in, index, {R, C}, 4 * R * C), fx::memory_dep("rs", "d0", {R}, 4 * R)},
+                     {fx::memory_dep(name + std::string("_out"), "1024*d0 + d1", {R, C}, 4 * R * C)}, R * C);
+  };
+  // Inductor's reasons are in the log: its candidates, and its pairs refused when collected.
+  auto reasons = [](const fx::plan& p) {
+    std::vector<why_no_fuse> r;
+    for (const auto& round : p.rounds) {
+      for (const auto& c : round.candidates) r.push_back(c.outcome);
+      for (const auto& c : round.rejected) r.push_back(c.reason);
+    }
+    return r;
+  };
+  auto seen = [](const std::vector<why_no_fuse>& v, why_no_fuse r) {
+    return std::find(v.begin(), v.end(), r) != v.end();
+  };
+  fx::fuse_config cfg = mix_on();
+  cfg.record_rejected = true;
+  cfg.tiling_prevents_reduction_fusion = false;  // so that only the contiguity rule keeps "strided" out
+  SUBCASE("a node with contiguous loads joins the row part; one with strided loads does not") {
+    auto g = finalized({row_sums(), column_sums(), rows("scaled", "x", "1024*d0 + d1"),
+                        rows("strided", "t", "d0 + 16384*d1")},
+                       {"scaled_out", "strided_out", "cs"});
+    auto p = fx::fuse_nodes(g, cfg);
+    CHECK(sorted_groups(p) == std::vector<std::vector<std::string>>{{"col", "row", "scaled"}, {"strided"}});
+    CHECK(seen(reasons(p), why_no_fuse::mix_order_contiguity));
+  }
+  SUBCASE("a node reading both parts' outputs joins neither") {
+    node_spec both =
+        pointwise("both", {fx::memory_dep("rs", "d0", {R}, 4 * R), fx::memory_dep("cs", "d1", {R, C}, 4 * C)},
+                  {fx::memory_dep("z", "1024*d0 + d1", {R, C}, 4 * R * C)}, R * C);
+    auto g = finalized({row_sums(), column_sums(), both}, {"z"});
+    auto p = fx::fuse_nodes(g, cfg);
+    CHECK(sorted_groups(p) == std::vector<std::vector<std::string>>{{"both"}, {"col", "row"}});
+    CHECK(seen(reasons(p), why_no_fuse::mix_order_ancestor));
+  }
+}

@@ -70,13 +70,14 @@ struct graph_node {
   std::vector<int> buffers;          ///< buffer ids written
   std::vector<std::string> members;  ///< names reported for it in plans
   element_type dtype = element_type::unknown;
-  std::vector<int> unmet;            ///< read deps on buffers that some node writes
-  std::vector<int> preds;            ///< writers of `unmet`, ascending, without repeats
-  std::vector<int> users;            ///< nodes reading any of `buffers`, ascending
-  std::vector<std::int64_t> ranges;  ///< loop sizes: pointwise ranges then reduction ranges
-  std::size_t pointwise_ranges = 0;  ///< how many of `ranges` are pointwise
-  int mutates = -1;                  ///< buffer this node updates in place, -1 if none
-  int foreach_group = -1;            ///< index into graph::foreach_groups(), -1 if none
+  std::vector<int> unmet;                              ///< read deps on buffers that some node writes
+  std::vector<int> preds;                              ///< writers of `unmet`, ascending, without repeats
+  std::vector<int> users;                              ///< nodes reading any of `buffers`, ascending
+  std::vector<std::int64_t> ranges;                    ///< loop sizes: pointwise ranges then reduction ranges
+  std::size_t pointwise_ranges = 0;                    ///< how many of `ranges` are pointwise
+  int mutates = -1;                                    ///< buffer this node updates in place, -1 if none
+  int foreach_group = -1;                              ///< index into graph::foreach_groups(), -1 if none
+  std::int64_t unsplit_numel = 0, unsplit_rnumel = 0;  ///< a split reduction's sizes before the split; else 0
 };
 
 /// A foreach (combo) kernel: independent nodes that Inductor schedules as one node
@@ -434,6 +435,14 @@ constexpr void graph::finalize() {
     nd.numel = s.numel;
     nd.rnumel = s.rnumel;
     if (s.numel < 0 || s.rnumel < 0) throw error("node " + s.name + ": group: negative numel or rnumel");
+    if (s.unsplit_numel != 0 || s.unsplit_rnumel != 0) {
+      if (s.kind != node_kind::reduction || s.unsplit_numel < 1 || s.unsplit_rnumel < 2)
+        throw error("node " + s.name +
+                    ": unsplit_numel/unsplit_rnumel: only a reduction can be a split one, with numel >= 1 and rnumel "
+                    ">= 2 before the split");
+      nd.unsplit_numel = s.unsplit_numel;
+      nd.unsplit_rnumel = s.unsplit_rnumel;
+    }
     nd.dtype = s.dtype;
     if (s.members.empty()) nd.members.push_back(s.name);  // not `?:`: g++ 12 mis-tracks the temporary in constexpr
     else nd.members = s.members;

@@ -47,6 +47,9 @@ struct node_spec {
   std::vector<std::string> members;            ///< names reported for this node in plans; empty means {name}
   std::string foreach_group;                   ///< the foreach (combo) kernel this node belongs to; empty: none
   element_type dtype = element_type::unknown;  ///< element type of the output (optional)
+  /// A split reduction's first stage (Inductor's `_split_size`): the numel and rnumel of the
+  /// reduction before the split; 0 when the node is not one.
+  std::int64_t unsplit_numel = 0, unsplit_rnumel = 0;
 };
 
 }  // namespace fusedsl

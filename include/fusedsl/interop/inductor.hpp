@@ -217,8 +217,15 @@ struct reader {
       if (k > INT_MAX) fail(where, "option \"" + key + "\": number too large");
       out = static_cast<std::remove_reference_t<decltype(out)>>(k);
     };
+    // Mix-order reductions are Triton's, and C++ wrapper code turns them off.
+    bool triton = true, cpp_wrapper = false;
     for (const auto& [key, v] : cfg.fields) {
       if (key == "aggressive_fusion") flag(v, key, c.aggressive_fusion);
+      else if (key == "triton.mix_order_reduction") {
+        if (v.is_number()) c.mix_order_reduction = integer(v, where, key) != 0;  // Inductor also takes 0 and 1
+        else flag(v, key, c.mix_order_reduction);
+      } else if (key == "cpp_wrapper") flag(v, key, cpp_wrapper);
+      else if (key == "cuda_backend") triton = str(v, where, key) == "triton";
       else if (key == "epilogue_fusion") flag(v, key, c.epilogue_fusion);
       else if (key == "epilogue_fusion_first") flag(v, key, c.epilogue_fusion_first);
       else if (key == "prologue_fusion") flag(v, key, c.prologue_fusion);
@@ -237,6 +244,40 @@ struct reader {
           fail(where, "option \"min_overlap_ratio\" must be a number of at least 0");
         c.min_overlap_ratio = std::strtod(v.text.c_str(), nullptr);
       }
+    }
+    if (!triton || cpp_wrapper) c.mix_order_reduction = false;
+  }
+
+  // Inductor marks the first stage of a reduction it splits in two (`_split_size`) for mix
+  // orders to see the reduction before the split; a dump does not say which it split, so
+  // they are recognised by their shape: a reduction whose one buffer only a second
+  // reduction reads, that reduction reading nothing else and reducing the first one's
+  // outputs in groups (numel x rnumel of the second = numel of the first).
+  static void mark_split_reductions(std::vector<node_spec>& specs, const std::vector<std::string>& outputs) {
+    auto is_output = [&](const std::string& b) {
+      return std::find(outputs.begin(), outputs.end(), b) != outputs.end();
+    };
+    for (node_spec& first : specs) {
+      if (first.kind != node_kind::reduction || first.writes.size() != 1) continue;
+      const std::string& buf = first.writes.front().buffer;
+      if (is_output(buf)) continue;
+      const node_spec* second = nullptr;
+      bool only = true;
+      for (const node_spec& n : specs)
+        for (const dep_spec& r : n.reads) {
+          if (r.buffer != buf || r.kind == dep_kind::weak) continue;
+          if (second && second != &n) only = false;
+          second = &n;
+        }
+      if (!second || !only || second->kind != node_kind::reduction) continue;
+      bool reads_only_buf = true;
+      for (const dep_spec& r : second->reads) reads_only_buf = reads_only_buf && r.buffer == buf;
+      // In divisions: the sizes of a dump may be near INT64_MAX.
+      if (!reads_only_buf || second->rnumel < 1 || first.numel % second->rnumel != 0 ||
+          first.numel / second->rnumel != second->numel || first.rnumel > INT64_MAX / second->rnumel)
+        continue;
+      first.unsplit_numel = second->numel;
+      first.unsplit_rnumel = first.rnumel * second->rnumel;
     }
   }
 };
@@ -261,6 +302,7 @@ inline inductor_dump load_inductor_dump(std::string_view text, const std::string
   if (const value* t = root.find("torch_version")) out.config.torch = rd.version(*t, "torch_version");
   else if (const value* t2 = root.find("torch")) out.config.torch = rd.version(*t2, "torch");
   else out.config.torch = torch_version{2, 11};
+  out.config.mix_order_reduction = out.config.torch >= torch_version{2, 10};  // Inductor's default since 2.10
   if (const value* c = root.find("config")) rd.parse_config(*c, out.config);
   const value& nodes = rd.need(root, "nodes", "top level");
   if (!nodes.is_array()) rd.fail("top level", "field \"nodes\" must be a list");
@@ -319,8 +361,10 @@ inline inductor_dump load_inductor_dump(std::string_view text, const std::string
           rd.fail(where, "field \"" + std::string(key) + "\": unknown node \"" + u + "\"");
     }
   }
+  const std::vector<std::string> outputs = rd.names(root, "outputs", "top level");
+  if (out.config.mix_order_reduction) rd.mark_split_reductions(specs, outputs);
   for (std::size_t i : by_order) out.g.add_node(std::move(specs[i]));
-  for (const auto& o : rd.names(root, "outputs", "top level")) out.g.add_output(o);
+  for (const auto& o : outputs) out.g.add_output(o);
   if (const value* fg = root.find("fused_groups")) {
     if (!fg->is_array()) rd.fail("top level", "field \"fused_groups\" must be a list of lists");
     for (const auto& grp : fg->items) {

@@ -36,8 +36,12 @@ struct fuse_config {
   bool loop_ordering_after_fusion = true;        ///< one extra round that may reorder loops to match
   bool tiling_prevents_pointwise_fusion = true;  ///< SIMD backend: pointwise pairs need compatible tilings
   bool tiling_prevents_reduction_fusion = true;  ///< SIMD backend: pointwise into reduction needs a valid tiling
-  bool record_log = true;                        ///< keep every candidate and its outcome (for explain)
-  bool record_rejected = false;                  ///< also keep pairs refused while collecting candidates
+  /// Triton backend (triton.mix_order_reduction): fuse a reduction along rows with one along
+  /// columns of the same tensor (on CUDA or XPU devices). Off by default, unlike Inductor:
+  /// fusedsl's backends have no kernel for such a group; a dump turns it on as Inductor had it.
+  bool mix_order_reduction = false;
+  bool record_log = true;        ///< keep every candidate and its outcome (for explain)
+  bool record_rejected = false;  ///< also keep pairs refused while collecting candidates
 };
 
 }  // namespace fusedsl

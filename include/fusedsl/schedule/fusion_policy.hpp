@@ -45,6 +45,8 @@ class policy_view {
   constexpr std::size_t pointwise_ranges(int i) const { return s_.pointwise_ranges(i); }
   /// Bytes saved by fusing a and b: exactly shared deps, else same-buffer read overlap.
   constexpr shared_memory score_fusion_memory(int a, int b) const { return s_.score_fusion_memory(a, b); }
+  /// True when a and b are mix-order reductions one Triton kernel computes together.
+  constexpr bool mix_order_reductions(int a, int b) const { return s_.mix_order_reductions(a, b); }
   /// Inductor's peak-memory guard (see the scheduler's memory score).
   constexpr bool can_fusion_increase_peak_memory(int a, int b) const {
     return s_.can_fusion_increase_peak_memory(a, b);

@@ -61,9 +61,10 @@ struct inductor_policy {
     return why_no_fuse::none;
   }
 
-  /// choices.can_fuse_horizontal: enough shared bytes, and not too far apart.
+  /// choices.can_fuse_horizontal: mix-order reductions, or enough shared bytes and not too far apart.
   template <class S>
   constexpr why_no_fuse can_fuse_horizontal(const S& s, int a, int b, std::int64_t shared) const {
+    if (s.mix_order_reductions(a, b)) return why_no_fuse::none;
     const sched_node& A = s.node(a);
     const sched_node& B = s.node(b);
     if (shared < s.config().score_fusion_memory_threshold) return why_no_fuse::score_threshold;
@@ -87,7 +88,9 @@ struct inductor_policy {
     const sched_node& A = s.node(a);
     const sched_node& B = s.node(b);
     if (A.reduction && B.reduction)
-      return A.numel == B.numel && A.rnumel == B.rnumel ? why_no_fuse::none : why_no_fuse::reduce_mismatch;
+      return (A.numel == B.numel && A.rnumel == B.rnumel) || s.mix_order_reductions(a, b)
+                 ? why_no_fuse::none
+                 : why_no_fuse::reduce_mismatch;
     if (!A.reduction && !B.reduction) {
       if (!(A.numel == B.numel && A.rnumel == B.rnumel)) {
         if (!B.template_kernel) return why_no_fuse::nonreduce_mismatch;

@@ -34,6 +34,10 @@ enum class why_no_fuse : unsigned char {
   foreach_length,
   foreach_reduction,
   foreach_no_dep,
+  mix_order_second,
+  mix_order_contiguity,
+  mix_order_ancestor,
+  mix_order_score,
   cycle,
   policy,
 };
@@ -69,6 +73,11 @@ constexpr const char* to_string(why_no_fuse r) {
     case why_no_fuse::foreach_length: return "foreach do not have same length";
     case why_no_fuse::foreach_reduction: return "foreach ops cannot be fused with reductions";
     case why_no_fuse::foreach_no_dep: return "candidate is not a dep of any foreach subnode";
+    case why_no_fuse::mix_order_second: return "nothing fuses before a mix-order reduction";
+    case why_no_fuse::mix_order_contiguity:
+      return "mix-order reduction: its contiguous part cannot take a node with non-contiguous loads";
+    case why_no_fuse::mix_order_ancestor: return "mix-order reduction: the node depends on its other part, or feeds it";
+    case why_no_fuse::mix_order_score: return "mix-order reduction: a reduction must share at least the kernel's numel";
     case why_no_fuse::cycle: return "will create cycle";
     case why_no_fuse::policy: return "refused by the fusion policy";
   }

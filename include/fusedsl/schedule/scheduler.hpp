@@ -9,5 +9,6 @@
 #include <fusedsl/schedule/detail/legality.hpp>         // can_fuse, will_fusion_create_cycle
 #include <fusedsl/schedule/detail/loop_reordering.hpp>  // reorder_loops
 #include <fusedsl/schedule/detail/memory_score.hpp>     // score_fusion_memory
+#include <fusedsl/schedule/detail/mix_order.hpp>        // mix_order_reductions, make_mix
 #include <fusedsl/schedule/detail/rounds.hpp>           // scheduler(...), run
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler

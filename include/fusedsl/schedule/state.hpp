@@ -25,9 +25,16 @@ struct sched_node {
   int device = 0;
   std::int64_t numel = 1, rnumel = 1;  ///< the group Inductor compares (first reduction member's)
   int min_order = 0, max_order = 0;    ///< span of the members in the original order
+  /// A mix-order reduction (FusedMixOrderReductions): the scheduler nodes of its part with
+  /// contiguous loads (the row reductions) and of its other part, and the numel it compares
+  /// a reduction's shared bytes with; -1 and 0 for other nodes.
+  int mix_contiguous = -1, mix_other = -1;
+  std::int64_t mix_numel = 0;
 
   /// A FusedSchedulerNode (more than one member).
   constexpr bool fused() const { return members.size() > 1; }
+  /// A FusedMixOrderReductions node.
+  constexpr bool mix_order() const { return mix_contiguous >= 0; }
   /// Never fused with anything (extern and nop nodes that are not templates).
   constexpr bool unfusable() const { return (extern_kernel || nop) && !template_kernel; }
 };

@@ -137,6 +137,10 @@ constexpr int scheduler<Policy>::fuse(int a, int b) {
     for (int& p : parts)
       if (p == sub) p = producer ? make_group({sub, b}) : make_group({a, sub});
     id = make_foreach(parts, false);
+  } else if (mix_order_reductions(a, b)) {
+    id = make_mix(a, b);
+  } else if (node(a).mix_order()) {
+    id = mix_fuse_with(a, b);
   } else {
     id = make_group({a, b});
   }

@@ -96,10 +96,13 @@ constexpr bool scheduler<Policy>::will_fusion_create_cycle(int a, int b) const {
 }
 
 template <class Policy>
-constexpr why_no_fuse scheduler<Policy>::can_fuse(int a, int b, bool reorder_round) {
+constexpr why_no_fuse scheduler<Policy>::can_fuse(int a, int b, bool reorder_round, bool allow_mix_order) {
   if (a == b) return why_no_fuse::same_node;
   const sched_node& A = node(a);
   const sched_node& B = node(b);
+  // A mix-order node judges a pair by its parts, before any other gate; nothing precedes one.
+  if (A.mix_order()) return mix_can_fuse_with(a, b);
+  if (B.mix_order()) return why_no_fuse::mix_order_second;
   if (A.nop && !A.template_kernel) return why_no_fuse::node1_nop;
   if (A.extern_kernel && !A.template_kernel) return why_no_fuse::node1_extern;
   if ((B.extern_kernel || B.nop) && !B.template_kernel) return why_no_fuse::node2_extern_or_nop;
@@ -111,7 +114,7 @@ constexpr why_no_fuse scheduler<Policy>::can_fuse(int a, int b, bool reorder_rou
   }
   if (A.template_kernel && (B.mutation || B.reduction || !cfg_.epilogue_fusion)) return why_no_fuse::template_epilogue;
   if (A.device != B.device) return why_no_fuse::device_mismatch;
-  shared_memory m = score_fusion_memory(a, b);
+  shared_memory m = score_fusion_memory(a, b, allow_mix_order);
   std::int64_t shared = m.exact + m.overlap;
   if (reorder_round && cfg_.loop_ordering_after_fusion && shared < cfg_.score_fusion_memory_threshold) {
     std::int64_t s = shared_data_after_reordering_loop(a, b);

@@ -13,10 +13,16 @@
 namespace fusedsl {
 
 template <class Policy>
-constexpr shared_memory scheduler<Policy>::score_fusion_memory(int a, int b) const {
+constexpr shared_memory scheduler<Policy>::score_fusion_memory(int a, int b, bool allow_mix_order) const {
   const sched_node& A = node(a);
   const sched_node& B = node(b);
   shared_memory r;
+  if (allow_mix_order && mix_order_reductions(a, b)) {
+    // Inductor scores a mix-order pair by the elements of the tensor, not by bytes.
+    auto [numel, rnumel] = unsplit_group(a);
+    r.exact = numel * rnumel;
+    return r;
+  }
   if (A.template_kernel || B.template_kernel) {
     // Template outputs reach epilogues through views, so buffers are matched by name.
     auto all = [&](const sched_node& s) {

@@ -1,7 +1,8 @@
 /// @file scheduler_class.hpp
 /// The scheduler's state and the declarations of its parts: the memory score
 /// (memory_score.hpp), the can_fuse gates and legality (legality.hpp), loop
-/// reordering (loop_reordering.hpp), fusing and pruning (fuse_and_prune.hpp)
+/// reordering (loop_reordering.hpp), mix-order reductions (mix_order.hpp), fusing and
+/// pruning (fuse_and_prune.hpp)
 /// and the round driver (rounds.hpp). Include <fusedsl/schedule/scheduler.hpp>,
 /// which brings them all.
 #pragma once
@@ -45,7 +46,9 @@ class scheduler {
 
   /// Every gate of Inductor's Scheduler.can_fuse in its order; `none` when a and b may fuse.
   /// In the loop-reordering round a node's loops may be permuted to match (as Inductor does).
-  constexpr why_no_fuse can_fuse(int a, int b, bool reorder_round = false);
+  /// `allow_mix_order` false: the memory score does not count a mix-order pair (as when a
+  /// mix-order node judges its parts).
+  constexpr why_no_fuse can_fuse(int a, int b, bool reorder_round = false, bool allow_mix_order = true);
 
   /// The scheduler node of graph node `name`, or of the foreach group `name` before any
   /// fusion; -1 if there is none.
@@ -91,8 +94,13 @@ class scheduler {
   /// How many of ranges(i) are pointwise.
   constexpr std::size_t pointwise_ranges(int i) const { return g_.node(i).pointwise_ranges; }
 
-  /// Bytes saved by fusing a and b: exactly shared deps, else same-buffer read overlap.
-  constexpr shared_memory score_fusion_memory(int a, int b) const;
+  /// Bytes saved by fusing a and b: exactly shared deps, else same-buffer read overlap; for
+  /// mix-order reductions (when allowed), the elements of a's tensor.
+  constexpr shared_memory score_fusion_memory(int a, int b, bool allow_mix_order = true) const;
+
+  /// Inductor's MixOrderReduction.can_fuse: a and b reduce one tensor along its rows and
+  /// along its columns, and Triton would compute both in one kernel (mix_order.hpp).
+  constexpr bool mix_order_reductions(int a, int b) const;
 
   /// Inductor's peak-memory guard: true when the single-use inputs the two nodes
   /// would stop sharing (by buffer shape) outweigh 32x the bytes the fusion saves.
@@ -186,6 +194,31 @@ class scheduler {
   // The subnode of foreach node f that reads the first buffer of `producer` some subnode
   // reads (the last such subnode), else -1 (get_consumer_subnode_for).
   constexpr int consumer_subnode(int f, int producer) const;
+
+  // The (numel, rnumel) mix orders compare: a split reduction's sizes before its split
+  // (MixOrderReduction.get_numel_rnumel).
+  constexpr std::pair<std::int64_t, std::int64_t> unsplit_group(int s) const;
+
+  // Every load of every graph node of s has stride 0 or 1 along that node's last loop
+  // (MixOrderReduction.is_contiguous_node).
+  constexpr bool contiguous_loads(int s) const;
+
+  // s's first read of `buf` covers all of s's loops (MixOrderReduction._is_full_access).
+  constexpr bool full_access(int buf, int s) const;
+
+  // A mix-order node over a and b, the part with contiguous loads first (FusedMixOrderReductions).
+  constexpr int make_mix(int a, int b);
+
+  // FusedMixOrderReductions.can_fuse_with: mix-order node f takes `other` into one of its parts
+  // (or, `other` being one too, part by part).
+  constexpr why_no_fuse mix_can_fuse_with(int f, int other);
+
+  // FusedMixOrderReductions.sub_node_can_fuse: part `part` of mix-order node f takes `other`,
+  // which must not depend on nor feed the parts `others` (-1: none).
+  constexpr why_no_fuse mix_part_can_fuse(int f, int part, int other, int other1, int other2);
+
+  // FusedMixOrderReductions.fuse_with: the mix-order node made of f and `other`.
+  constexpr int mix_fuse_with(int f, int other);
 
   // Drops WeakDeps made redundant by fusion (_prune_redundant_deps).
   constexpr void prune_redundant_deps(int s);
