@@ -22,6 +22,12 @@ groups canonical(groups g) {
   return g;
 }
 
+// The text of a sample dump of data/ (empty if missing).
+std::string sample(const std::string& file) {
+  std::ifstream in(FUSEDSL_DUMP_DIR "/" + file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 // A minimal valid dump with two pointwise nodes; `patch` edits the text.
 std::string dump(const std::string& node_b_extra = "", const std::string& users_b = "[\"OUTPUT\"]",
                  const std::string& numel = "\"64\"") {
@@ -163,8 +169,7 @@ TEST_CASE("newer dumps: torch_version, config, foreach members and CPU groups") 
 }
 
 TEST_CASE("mix-order reductions: the setting by release and config, split reductions recognised") {
-  std::ifstream in(FUSEDSL_DUMP_DIR "/mixorder_layernorm_bwd_1.json");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = sample("mixorder_layernorm_bwd_1.json");
   REQUIRE(!text.empty());
   auto d = fx::load_inductor_dump(text, "mixorder");
   CHECK(d.config.mix_order_reduction);
@@ -199,6 +204,30 @@ TEST_CASE("mix-order reductions: the setting by release and config, split reduct
   CHECK(edited({{on + ",", ""}}).config.mix_order_reduction);
   CHECK(!edited({{on + ",", ""}, {R"("torch_version": "2.11.0+cu130")", R"("torch_version": "2.9.1")"}})
              .config.mix_order_reduction);
+}
+
+TEST_CASE("CPU dumps: the C++ backend's groups and settings") {
+  std::string text = sample("cpu_mlp_train_1.json");
+  REQUIRE(!text.empty());
+  auto d = fx::load_inductor_dump(text, "cpu");
+  CHECK(d.config.cpp_backend);
+  CHECK(d.config.cpp_max_horizontal_fusion_size == 16);
+  const auto& reduction = d.g.node(d.g.find_node("op3"));
+  CHECK(reduction.loop_sizes == std::vector<std::int64_t>{64});
+  CHECK(reduction.reduction_loop_sizes == std::vector<std::int64_t>{256});
+  const auto& pointwise = d.g.node(d.g.find_node("op7"));
+  CHECK(pointwise.loop_sizes == std::vector<std::int64_t>{64, 256});
+  CHECK(pointwise.reduction_loop_sizes.empty());
+  // Another CPU backend: the SIMD backend's rules, which give the same groups here.
+  auto at = text.find(R"("cpu_backend": "cpp")");
+  REQUIRE(at != std::string::npos);
+  auto triton = fx::load_inductor_dump(text.replace(at, 20, R"("cpu_backend": "triton")"), "cpu-triton");
+  CHECK(!triton.config.cpp_backend);
+  groups ours, simd;
+  for (const auto& g : fx::fuse_nodes(d.g, d.config).groups) ours.push_back(g.names);
+  for (const auto& g : fx::fuse_nodes(triton.g, triton.config).groups) simd.push_back(g.names);
+  CHECK(canonical(ours) == canonical(d.fused_groups));
+  CHECK(canonical(simd) == canonical(d.fused_groups));
 }
 
 TEST_CASE("newer dumps: bad versions, options and members are refused") {

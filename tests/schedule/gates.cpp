@@ -476,3 +476,81 @@ TEST_CASE("mix-order reductions: what the fused node takes afterwards") {
     CHECK(seen(reasons(p), why_no_fuse::mix_order_ancestor));
   }
 }
+
+namespace {
+// CPU nodes with the C++ backend's groups: loop sizes after Inductor merged the loops.
+node_spec cpu_node(const std::string& name, std::vector<std::int64_t> sizes, std::vector<std::int64_t> reduction,
+                   const std::vector<dep_spec>& reads, const std::vector<dep_spec>& writes) {
+  std::int64_t numel = 1, rnumel = 1;
+  for (auto z : sizes) numel *= z;
+  for (auto z : reduction) rnumel *= z;
+  node_spec s = make_node(name, reduction.empty() ? node_kind::pointwise : node_kind::reduction, numel, rnumel, reads,
+                          writes, "cpu");
+  s.loop_sizes = std::move(sizes);
+  s.reduction_loop_sizes = std::move(reduction);
+  return s;
+}
+fx::fuse_config cpp_on() {
+  fx::fuse_config cfg;
+  cfg.cpp_backend = true;
+  return cfg;
+}
+constexpr std::int64_t Rows = 256, Cols = 1024;
+// softmax over rows, as Inductor's C++ backend groups it: the max ((rows), (cols)), the
+// exponentials (rows, cols) and their sums ((rows), (cols)).
+fx::graph cpu_softmax(std::vector<std::int64_t> exp_sizes = {Rows, Cols}) {
+  const dep_spec x = fx::memory_dep("x", "c0", {Rows * Cols}, 4 * Rows * Cols);
+  const dep_spec mx = fx::memory_dep("mx", "c0", {Rows}, 4 * Rows);
+  const dep_spec e = fx::memory_dep("e", "c0", {Rows * Cols}, 4 * Rows * Cols);
+  return finalized({cpu_node("max", {Rows}, {Cols}, {x}, {mx}), cpu_node("exp", exp_sizes, {}, {x, mx}, {e}),
+                    cpu_node("sum", {Rows}, {Cols}, {e}, {fx::memory_dep("s", "c0", {Rows}, 4 * Rows)})},
+                   {"e", "s"});
+}
+}  // namespace
+
+TEST_CASE("C++ backend: one loop nest or shared outer loops, outer loops after every other pair") {
+  auto g = cpu_softmax();
+  // A pointwise node over a reduction's loops fuses into it; after a reduction, the two
+  // share the outer loop over rows (an outer-loop fusion).
+  CHECK(fx::check_fusion(g, "exp", "sum", cpp_on()) == why_no_fuse::none);
+  CHECK(fx::check_fusion(g, "max", "exp", cpp_on()) == why_no_fuse::none);
+  auto p = fx::fuse_nodes(g, cpp_on());
+  CHECK(p.group_count() == 1);
+  // The first round takes only the pairs of priority 0: exp + sum; max joins in the next.
+  REQUIRE(p.rounds.size() >= 2);
+  REQUIRE(p.rounds[0].candidates.size() == 1);
+  CHECK(p.rounds[0].candidates[0].outcome == why_no_fuse::none);
+  CHECK(p.rounds[0].nodes_after == 2);
+  CHECK(p.rounds[1].nodes_after == 1);
+  // The SIMD backend's rules (fusedsl's default) fuse all three in the first round.
+  CHECK(fx::fuse_nodes(g).rounds[0].nodes_after == 1);
+}
+
+TEST_CASE("C++ backend: loops merged into one do not share a reduction's outer loop") {
+  // exp's loops merged into one (rows * cols): neither the max's loops nor a prefix of them.
+  auto g = cpu_softmax({Rows * Cols});
+  CHECK(fx::check_fusion(g, "max", "exp", cpp_on()) == why_no_fuse::cpp_loops);
+  CHECK(fx::check_fusion(g, "max", "exp") == why_no_fuse::none);  // SIMD: numel = rows * cols
+  CHECK(std::string(fx::to_string(why_no_fuse::cpp_loops)).starts_with("C++ backend: the loops"));
+}
+
+TEST_CASE("C++ backend: horizontal fusions, their size limit and templates") {
+  const dep_spec x = fx::memory_dep("x", "c0", {Rows * Cols}, 4 * Rows * Cols);
+  auto out = [](const char* b) { return fx::memory_dep(b, "c0", {Rows * Cols}, 4 * Rows * Cols); };
+  // Two pointwise nodes over the same elements, one with its loops merged into one.
+  auto g =
+      finalized({cpu_node("a", {Rows * Cols}, {}, {x}, {out("ya")}), cpu_node("b", {Rows, Cols}, {}, {x}, {out("yb")})},
+                {"ya", "yb"});
+  CHECK(fx::check_fusion(g, "a", "b", cpp_on()) == why_no_fuse::none);
+  fx::fuse_config one = cpp_on();
+  one.cpp_max_horizontal_fusion_size = 1;
+  CHECK(fx::check_fusion(g, "a", "b", one) == why_no_fuse::cpp_horizontal_size);
+  // No prologue into a template on the CPU.
+  node_spec gemm = other("gemm", node_kind::template_kernel,
+                         {fx::memory_dep("ya", "c0", {Rows * Cols}, 4 * Rows * Cols)}, {out("z")}, Rows * Cols);
+  gemm.device = "cpu";
+  auto t = finalized({cpu_node("a", {Rows * Cols}, {}, {x}, {out("ya")}), gemm}, {"z"});
+  fx::fuse_config prologues = cpp_on();
+  prologues.template_prologue_inputs = true;
+  CHECK(fx::check_fusion(t, "a", "gemm", prologues) == why_no_fuse::cpp_template);
+}

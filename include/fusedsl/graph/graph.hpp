@@ -78,6 +78,8 @@ struct graph_node {
   int mutates = -1;                                    ///< buffer this node updates in place, -1 if none
   int foreach_group = -1;                              ///< index into graph::foreach_groups(), -1 if none
   std::int64_t unsplit_numel = 0, unsplit_rnumel = 0;  ///< a split reduction's sizes before the split; else 0
+  std::vector<std::int64_t> loop_sizes,
+      reduction_loop_sizes;  ///< the C++ backend's group ({numel}, {rnumel} if not given)
 };
 
 /// A foreach (combo) kernel: independent nodes that Inductor schedules as one node
@@ -442,6 +444,18 @@ constexpr void graph::finalize() {
                     ">= 2 before the split");
       nd.unsplit_numel = s.unsplit_numel;
       nd.unsplit_rnumel = s.unsplit_rnumel;
+    }
+    if (!s.loop_sizes.empty() || !s.reduction_loop_sizes.empty()) {
+      std::int64_t p = 1, q = 1;
+      for (auto z : detail::elements(s.loop_sizes)) p *= z;
+      for (auto z : detail::elements(s.reduction_loop_sizes)) q *= z;
+      if (p != s.numel || q != s.rnumel)
+        throw error("node " + s.name + ": loop_sizes/reduction_loop_sizes: their products must be numel and rnumel");
+      nd.loop_sizes = s.loop_sizes;
+      nd.reduction_loop_sizes = s.reduction_loop_sizes;
+    } else {
+      nd.loop_sizes.push_back(s.numel);
+      if (s.rnumel != 1) nd.reduction_loop_sizes.push_back(s.rnumel);
     }
     nd.dtype = s.dtype;
     if (s.members.empty()) nd.members.push_back(s.name);  // not `?:`: g++ 12 mis-tracks the temporary in constexpr

@@ -50,6 +50,10 @@ struct node_spec {
   /// A split reduction's first stage (Inductor's `_split_size`): the numel and rnumel of the
   /// reduction before the split; 0 when the node is not one.
   std::int64_t unsplit_numel = 0, unsplit_rnumel = 0;
+  /// The C++ backend's group (CPU dumps): the loop sizes of the pointwise part and of the
+  /// reduction part after Inductor merged the node's loops, whose products are `numel`
+  /// and `rnumel`; both empty when not given (then {numel} and, for a reduction, {rnumel}).
+  std::vector<std::int64_t> loop_sizes, reduction_loop_sizes;
 };
 
 }  // namespace fusedsl

@@ -78,14 +78,15 @@ struct reader {
     return m && m->is_array() && !m->items.empty() && m->items[0].is_object();
   }
   // A group's numel or rnumel: a number, or (the C++ backend's groups) the list of loop
-  // sizes whose product it is.
-  std::int64_t size_product(const value& v, const std::string& where) const {
+  // sizes whose product it is, kept in `sizes`.
+  std::int64_t size_product(const value& v, const std::string& where, std::vector<std::int64_t>& sizes) const {
     if (!v.is_array()) return integer(v, where, "group");
     std::int64_t r = 1;
     for (const auto& it : v.items) {
       std::int64_t k = integer(it, where, "group");
       if (k != 0 && r > INT64_MAX / k) fail(where, "field \"group\": number too large");
       r *= k;
+      sizes.push_back(k);
     }
     return r;
   }
@@ -151,8 +152,10 @@ struct reader {
                          group->items[1].is_array() && group->items[1].items.size() == 2;
       if (well_formed) {
         n.device = group->items[0].text;
-        n.numel = size_product(group->items[1].items[0], where);
-        n.rnumel = size_product(group->items[1].items[1], where);
+        n.numel = size_product(group->items[1].items[0], where, n.loop_sizes);
+        n.rnumel = size_product(group->items[1].items[1], where, n.reduction_loop_sizes);
+        if (!group->items[1].items[0].is_array() || !group->items[1].items[1].is_array())
+          n.loop_sizes.clear(), n.reduction_loop_sizes.clear();  // sizes as lists only where both are
       } else if (needs_group) {
         fail(where,
              "field \"group\" must be [device, [numel, rnumel]] or, on the CPU, [device, [sizes, reduction_sizes]]");
@@ -225,6 +228,8 @@ struct reader {
         if (v.is_number()) c.mix_order_reduction = integer(v, where, key) != 0;  // Inductor also takes 0 and 1
         else flag(v, key, c.mix_order_reduction);
       } else if (key == "cpp_wrapper") flag(v, key, cpp_wrapper);
+      else if (key == "cpu_backend") c.cpp_backend = str(v, where, key) == "cpp";
+      else if (key == "cpp.max_horizontal_fusion_size") count(v, key, c.cpp_max_horizontal_fusion_size);
       else if (key == "cuda_backend") triton = str(v, where, key) == "triton";
       else if (key == "epilogue_fusion") flag(v, key, c.epilogue_fusion);
       else if (key == "epilogue_fusion_first") flag(v, key, c.epilogue_fusion_first);
@@ -303,6 +308,7 @@ inline inductor_dump load_inductor_dump(std::string_view text, const std::string
   else if (const value* t2 = root.find("torch")) out.config.torch = rd.version(*t2, "torch");
   else out.config.torch = torch_version{2, 11};
   out.config.mix_order_reduction = out.config.torch >= torch_version{2, 10};  // Inductor's default since 2.10
+  out.config.cpp_backend = true;                                              // Inductor's default cpu_backend, "cpp"
   if (const value* c = root.find("config")) rd.parse_config(*c, out.config);
   const value& nodes = rd.need(root, "nodes", "top level");
   if (!nodes.is_array()) rd.fail("top level", "field \"nodes\" must be a list");

@@ -40,8 +40,13 @@ struct fuse_config {
   /// columns of the same tensor (on CUDA or XPU devices). Off by default, unlike Inductor:
   /// fusedsl's backends have no kernel for such a group; a dump turns it on as Inductor had it.
   bool mix_order_reduction = false;
-  bool record_log = true;        ///< keep every candidate and its outcome (for explain)
-  bool record_rejected = false;  ///< also keep pairs refused while collecting candidates
+  /// CPU nodes follow Inductor's C++ backend (CppScheduling: its group rules, outer-loop
+  /// fusion, no loop reordering). Off by default: fusedsl's own CPU kernels take the SIMD
+  /// backend's groups; a dump turns it on as its Inductor had it (`cpu_backend`).
+  bool cpp_backend = false;
+  int cpp_max_horizontal_fusion_size = 16;  ///< C++ backend: nodes in a horizontal fusion at most
+  bool record_log = true;                   ///< keep every candidate and its outcome (for explain)
+  bool record_rejected = false;             ///< also keep pairs refused while collecting candidates
 };
 
 }  // namespace fusedsl

@@ -45,6 +45,16 @@ class policy_view {
   constexpr std::size_t pointwise_ranges(int i) const { return s_.pointwise_ranges(i); }
   /// Bytes saved by fusing a and b: exactly shared deps, else same-buffer read overlap.
   constexpr shared_memory score_fusion_memory(int a, int b) const { return s_.score_fusion_memory(a, b); }
+  /// True when some graph node of a is an ancestor of some graph node of b (b would fuse vertically).
+  constexpr bool depends_on(int a, int b) const { return s_.depends_on(a, b); }
+  /// True when the pair is judged by Inductor's C++ backend (CPU nodes, fuse_config::cpp_backend).
+  constexpr bool cpp_rules(int a, int b) const { return s_.cpp_rules(a, b); }
+  /// The C++ backend's can_fuse_vertical or can_fuse_horizontal, as a reason.
+  constexpr why_no_fuse cpp_backend_can_fuse(int a, int b, bool vertical) const {
+    return s_.cpp_backend_can_fuse(a, b, vertical);
+  }
+  /// The C++ backend's outer-loop fusion of a and b (its pairs of priority 1).
+  constexpr bool cpp_outer_loop_fusion(int a, int b) const { return s_.cpp_outer_loop_fusion(a, b); }
   /// True when a and b are mix-order reductions one Triton kernel computes together.
   constexpr bool mix_order_reductions(int a, int b) const { return s_.mix_order_reductions(a, b); }
   /// Inductor's peak-memory guard (see the scheduler's memory score).

@@ -75,16 +75,19 @@ struct inductor_policy {
     return why_no_fuse::none;
   }
 
-  /// The backend's priority for a pair (lower is preferred); Inductor's SIMD backend has one level.
+  /// The backend's priority for a pair (lower is preferred): one level for the SIMD backend;
+  /// the C++ backend's outer-loop fusions come after its other pairs.
   template <class S>
-  constexpr int priority(const S&, int, int) const {
-    return 0;
+  constexpr int priority(const S& s, int a, int b) const {
+    return s.cpp_rules(a, b) && s.cpp_outer_loop_fusion(a, b) ? 1 : 0;
   }
 
   /// SIMDScheduling.can_fuse: (numel, rnumel) group rules and tiling compatibility
-  /// (the scheduler judges pairs with a foreach node, as ForeachKernelSchedulerNode does).
+  /// (the scheduler judges pairs with a foreach node, as ForeachKernelSchedulerNode does);
+  /// CppScheduling's rules for the C++ backend's pairs.
   template <class S>
   constexpr why_no_fuse backend_can_fuse(const S& s, int a, int b) const {
+    if (s.cpp_rules(a, b)) return s.cpp_backend_can_fuse(a, b, s.depends_on(a, b));
     const sched_node& A = s.node(a);
     const sched_node& B = s.node(b);
     if (A.reduction && B.reduction)

@@ -38,6 +38,9 @@ enum class why_no_fuse : unsigned char {
   mix_order_contiguity,
   mix_order_ancestor,
   mix_order_score,
+  cpp_loops,
+  cpp_horizontal_size,
+  cpp_template,
   cycle,
   policy,
 };
@@ -78,6 +81,11 @@ constexpr const char* to_string(why_no_fuse r) {
       return "mix-order reduction: its contiguous part cannot take a node with non-contiguous loads";
     case why_no_fuse::mix_order_ancestor: return "mix-order reduction: the node depends on its other part, or feeds it";
     case why_no_fuse::mix_order_score: return "mix-order reduction: a reduction must share at least the kernel's numel";
+    case why_no_fuse::cpp_loops:
+      return "C++ backend: the loops are neither the same, a reduction's, compatible ranges, nor shared outer loops";
+    case why_no_fuse::cpp_horizontal_size: return "C++ backend: exceeds cpp.max_horizontal_fusion_size";
+    case why_no_fuse::cpp_template:
+      return "C++ backend: a template takes pointwise epilogues reading its output at one index";
     case why_no_fuse::cycle: return "will create cycle";
     case why_no_fuse::policy: return "refused by the fusion policy";
   }

@@ -5,6 +5,7 @@
 /// is declared in detail/scheduler_class.hpp and defined part by part, along
 /// Inductor's own parts.
 #pragma once
+#include <fusedsl/schedule/detail/cpp_backend.hpp>      // cpp_rules, cpp_backend_can_fuse
 #include <fusedsl/schedule/detail/fuse_and_prune.hpp>   // fuse, prune_redundant_deps
 #include <fusedsl/schedule/detail/legality.hpp>         // can_fuse, will_fusion_create_cycle
 #include <fusedsl/schedule/detail/loop_reordering.hpp>  // reorder_loops

@@ -30,6 +30,11 @@ struct sched_node {
   /// a reduction's shared bytes with; -1 and 0 for other nodes.
   int mix_contiguous = -1, mix_other = -1;
   std::int64_t mix_numel = 0;
+  /// An outer-loop fused node of the C++ backend (OuterLoopFusedSchedulerNode): its parts,
+  /// which share their first `outer_depth` loops; empty and 0 for other nodes.
+  std::vector<int> outer_nodes;
+  int outer_depth = 0;
+  int group_of = -1;  ///< the graph node whose group this node has (numel, rnumel, loop sizes)
 
   /// A FusedSchedulerNode (more than one member).
   constexpr bool fused() const { return members.size() > 1; }

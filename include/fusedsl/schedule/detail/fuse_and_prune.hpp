@@ -100,6 +100,7 @@ constexpr int scheduler<Policy>::make_group(const std::vector<int>& parts) {
     if (group_from < 0 && M.reduction) group_from = m;
   }
   if (group_from < 0) group_from = f.members.front();
+  f.group_of = node(group_from).group_of;
   f.device = node(group_from).device;
   f.numel = node(group_from).numel;
   f.rnumel = node(group_from).rnumel;
@@ -137,6 +138,8 @@ constexpr int scheduler<Policy>::fuse(int a, int b) {
     for (int& p : parts)
       if (p == sub) p = producer ? make_group({sub, b}) : make_group({a, sub});
     id = make_foreach(parts, false);
+  } else if (cpp_rules(a, b) && cpp_why_fuse(a, b) != cpp_reason::compatible_ranges && cpp_outer_loop_fusion(a, b)) {
+    id = make_outer_loop(a, b);
   } else if (mix_order_reductions(a, b)) {
     id = make_mix(a, b);
   } else if (node(a).mix_order()) {

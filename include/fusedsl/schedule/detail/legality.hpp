@@ -116,7 +116,9 @@ constexpr why_no_fuse scheduler<Policy>::can_fuse(int a, int b, bool reorder_rou
   if (A.device != B.device) return why_no_fuse::device_mismatch;
   shared_memory m = score_fusion_memory(a, b, allow_mix_order);
   std::int64_t shared = m.exact + m.overlap;
-  if (reorder_round && cfg_.loop_ordering_after_fusion && shared < cfg_.score_fusion_memory_threshold) {
+  // Inductor reorders no loops of CPU nodes (the C++ backend merged them when it built the nodes).
+  if (reorder_round && cfg_.loop_ordering_after_fusion && shared < cfg_.score_fusion_memory_threshold &&
+      !cpp_rules(a, b)) {
     std::int64_t s = shared_data_after_reordering_loop(a, b);
     if (s >= 0) shared = s;
   }

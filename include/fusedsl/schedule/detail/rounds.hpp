@@ -44,6 +44,7 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
     s.numel = nd.numel;
     s.rnumel = nd.rnumel;
     s.min_order = s.max_order = i;
+    s.group_of = i;
     sched_.push_back(std::move(s));
     ranges_.push_back(nd.ranges);
     loop_orders_.emplace_back();

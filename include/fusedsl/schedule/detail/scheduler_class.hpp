@@ -1,8 +1,8 @@
 /// @file scheduler_class.hpp
 /// The scheduler's state and the declarations of its parts: the memory score
 /// (memory_score.hpp), the can_fuse gates and legality (legality.hpp), loop
-/// reordering (loop_reordering.hpp), mix-order reductions (mix_order.hpp), fusing and
-/// pruning (fuse_and_prune.hpp)
+/// reordering (loop_reordering.hpp), mix-order reductions (mix_order.hpp), the C++
+/// backend's rules (cpp_backend.hpp), fusing and pruning (fuse_and_prune.hpp)
 /// and the round driver (rounds.hpp). Include <fusedsl/schedule/scheduler.hpp>,
 /// which brings them all.
 #pragma once
@@ -97,6 +97,17 @@ class scheduler {
   /// Bytes saved by fusing a and b: exactly shared deps, else same-buffer read overlap; for
   /// mix-order reductions (when allowed), the elements of a's tensor.
   constexpr shared_memory score_fusion_memory(int a, int b, bool allow_mix_order = true) const;
+
+  /// True when the pair is judged by Inductor's C++ backend (fuse_config::cpp_backend and
+  /// a CPU device; cpp_backend.hpp).
+  constexpr bool cpp_rules(int a, int b) const;
+
+  /// CppScheduling.can_fuse_vertical (`vertical`) or can_fuse_horizontal as a reason.
+  constexpr why_no_fuse cpp_backend_can_fuse(int a, int b, bool vertical) const;
+
+  /// CppScheduling.can_fuse_vertical_outer_loop: b depends on a, and they share their outer
+  /// loops without fusing as one loop nest (the pair's priority is then 1, below the others').
+  constexpr bool cpp_outer_loop_fusion(int a, int b) const;
 
   /// Inductor's MixOrderReduction.can_fuse: a and b reduce one tensor along its rows and
   /// along its columns, and Triton would compute both in one kernel (mix_order.hpp).
@@ -194,6 +205,24 @@ class scheduler {
   // The subnode of foreach node f that reads the first buffer of `producer` some subnode
   // reads (the last such subnode), else -1 (get_consumer_subnode_for).
   constexpr int consumer_subnode(int f, int producer) const;
+
+  // CppScheduling's reasons to fuse a pair as one loop nest (ReasonFusedNodes).
+  enum class cpp_reason : unsigned char { none, same_vars_reduce, compatible_reduction, compatible_ranges };
+
+  // The graph node whose group (loop_sizes, reduction_loop_sizes) s has in the C++ backend.
+  constexpr const graph_node& cpp_group(int s) const;
+
+  // CppScheduling._why_fuse_nodes.
+  constexpr cpp_reason cpp_why_fuse(int a, int b) const;
+
+  // CppScheduling._can_fuse_horizontal_impl: one loop nest, neither side outer-loop fused nor extern.
+  constexpr bool cpp_one_loop_nest(int a, int b) const;
+
+  // CppScheduling._get_outer_loop_fusion_depth: the outer loops a and b share, 0 if none.
+  constexpr int cpp_outer_loop_depth(int a, int b) const;
+
+  // An outer-loop fused node of a's and b's parts (OuterLoopFusedSchedulerNode.fuse).
+  constexpr int make_outer_loop(int a, int b);
 
   // The (numel, rnumel) mix orders compare: a split reduction's sizes before its split
   // (MixOrderReduction.get_numel_rnumel).
