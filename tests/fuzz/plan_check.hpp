@@ -275,12 +275,18 @@ inline void check_execution(const random_graph& rg, const fx::graph& g, const fx
       if (s.kind == fx::node_kind::reduction) numel = s.numel, rnumel = s.rnumel;
       if (s.kind == fx::node_kind::extern_kernel) numel = rg.size_of(s.output);
     }
+    // The C++ backend's outer-loop groups: a tile is one turn of the loops the members share
+    // (their shortest loop nest, every member's leading loops).
+    if (rg.config.cpp_backend)
+      for (int n : members)
+        if (fused.semantics(n).kind != fx::node_kind::extern_kernel) numel = std::min(numel, fused.semantics(n).numel);
     // Tile t of node n: pointwise indices [t * per_tile, (t + 1) * per_tile).
     auto per_tile = [&](int n) -> std::int64_t {
       const auto& s = fused.semantics(n);
       if (s.kind == fx::node_kind::extern_kernel) return 1;
       if (s.numel == numel) return 1;
       if (s.rnumel == 1 && s.numel == numel * rnumel) return rnumel;
+      if (rg.config.cpp_backend && numel > 0 && s.numel % numel == 0) return s.numel / numel;
       throw violation(where + ": node " + g.node(n).name + " (numel " + std::to_string(s.numel) + ", rnumel " +
                       std::to_string(s.rnumel) + ") does not tile the group's loop (" + std::to_string(numel) + ", " +
                       std::to_string(rnumel) + ")");

@@ -166,6 +166,15 @@ class graph_builder {
     if (chance(20)) c.max_fusion_size = 2 + pick(6);
     c.loop_ordering_after_fusion = !chance(20);
     c.peak_memory_guard = !chance(20);
+    c.cpp_backend = chance(30);
+  }
+
+  // The C++ backend's loop sizes of a node over `loop` then `reduced` (the pointwise loops
+  // merged into one now and then, as Inductor merges contiguous loops).
+  void loop_sizes(fx::node_spec& spec, const dims& loop, const dims& reduced) {
+    for (char d : loop) spec.loop_sizes.push_back(extent(d));
+    for (char d : reduced) spec.reduction_loop_sizes.push_back(extent(d));
+    if (spec.loop_sizes.size() > 1 && chance(50)) spec.loop_sizes = {spec.numel};
   }
 
   void add_buffer(const std::string& name, shape s, bool producer = false) {
@@ -328,9 +337,11 @@ class graph_builder {
       dims all = loop;
       all.insert(all.end(), reduced.begin(), reduced.end());
       add_value_reads(spec, sem, all, 1 + pick(3), true);
+      loop_sizes(spec, loop, reduced);
     } else {  // pointwise
       sem.numel = spec.numel = elements(out_shape);
       add_value_reads(spec, sem, loop, 1 + pick(3), out_shape == shape::full);
+      loop_sizes(spec, loop, {});
     }
     sem.write = write_access(out_shape);
     spec.writes.push_back(to_dep(sem.output, sem.write, elements(out_shape)));
@@ -359,7 +370,8 @@ inline std::string random_graph::describe() const {
                   "; config: aggressive_fusion=" + std::to_string(config.aggressive_fusion) +
                   " max_fusion_size=" + std::to_string(config.max_fusion_size) +
                   " loop_ordering_after_fusion=" + std::to_string(config.loop_ordering_after_fusion) +
-                  " peak_memory_guard=" + std::to_string(config.peak_memory_guard) + "\ninputs:";
+                  " peak_memory_guard=" + std::to_string(config.peak_memory_guard) +
+                  " cpp_backend=" + std::to_string(config.cpp_backend) + "\ninputs:";
   for (const auto& i : inputs) s += " " + i + "[" + std::to_string(size_of(i)) + "]";
   s += "\noutputs:";
   for (const auto& o : outputs) s += " " + o;
