@@ -25,6 +25,7 @@
 #include <omp.h>  // omp_get_max_threads, omp_set_num_threads
 
 #include <fusedsl/backend/cpu/kernels.hpp>     // pointwise_range, pointwise_chunk, reduction_rows, ...
+#include <fusedsl/core/config.hpp>             // FUSEDSL_CPU_DISPATCH, FUSEDSL_CPU_POINTWISE_KERNEL
 #include <fusedsl/core/error.hpp>              // error
 #include <fusedsl/core/fault.hpp>              // detail::run_checking_faults, detail::fault_scope
 #include <fusedsl/core/host_memory.hpp>        // host_vector
@@ -164,6 +165,8 @@ constexpr bool keeps_operand() {
 /// Runs node (S, K) over [begin, end) of its own units (elements or rows),
 /// storing `Out` elements. `operand`: where a reduction keeps its operand's
 /// values, or where a pointwise node reads its shared operand (`Shared`).
+/// `kind`: a reduction's kernel class; for a pointwise node, `pointwise` when
+/// it runs on its own, `rows` or `split` in a group of rows.
 template <class Out, int K, class Shared, class N>
 void run_loop(const N& node, const detail::node_runtime& n, const tile_operands& t, kernel_class kind,
               std::int64_t begin, std::int64_t end, void* operand) {
@@ -173,11 +176,15 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
     else reduction_rows<Out>(node, n, t, begin, end, operand);
   } else if constexpr (runs_scan<N, K>) {
     scan_rows<Out>(node, n, t, begin, end);
-  } else if constexpr (!std::is_void_v<Shared>) {
-    if (operand) pointwise_range<Out, Shared>(detail::loop_expression_of<K>(node), n, t, begin, end, operand);
-    else pointwise_range<Out>(detail::loop_expression_of<K>(node), n, t, begin, end);
   } else {
-    pointwise_range<Out>(detail::loop_expression_of<K>(node), n, t, begin, end);
+    const auto& e = detail::loop_expression_of<K>(node);
+    if constexpr (!std::is_void_v<Shared>) {
+      if (operand) return pointwise_range<Out, Shared>(e, n, t, begin, end, operand);
+    }
+    // Without dispatch the two are the same code: one instantiation.
+    if constexpr (FUSEDSL_CPU_DISPATCH != 0)
+      if (kind == kernel_class::pointwise) return pointwise_node_range<Out>(e, n, t, begin, end);
+    pointwise_range<Out>(e, n, t, begin, end);
   }
 }
 
@@ -358,8 +365,8 @@ FUSEDSL_FORCEINLINE void interleaved_chunk(const P& prog, const chunk_member* me
 /// per tile, Adam's update is much slower than a hand loop of the same
 /// order; figures: bench/RESULTS.md.)
 template <class P>
-FUSEDSL_CPU_KERNEL void pointwise_group_range(const P& prog, const chunk_member* members, const shape& space,
-                                              std::int64_t begin, std::int64_t end) {
+FUSEDSL_CPU_POINTWISE_KERNEL void pointwise_group_range(const P& prog, const chunk_member* members, const shape& space,
+                                                        std::int64_t begin, std::int64_t end) {
   const int r = space.rank();
   const std::int64_t row = r == 0 ? 1 : space[r - 1];
   shape index = unravel(begin, space);
@@ -625,7 +632,7 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
             const tile_operands t = operands_at(i, at);
             if (n.reduction)
               entries[i].part(call.prog, n, t, row, j0, j1, part_states[i].data() + u * entries[i].state_size, first);
-            else entries[i].run(call.prog, n, t, kernel_class::pointwise, at, row * inner + j1, nullptr);
+            else entries[i].run(call.prog, n, t, kernel_class::split, at, row * inner + j1, nullptr);
           }
         });
       }
@@ -646,8 +653,8 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
                               ? scratch[static_cast<std::size_t>(operand_slot[i])].data()
                               : nullptr;
           if (n.reduction) entries[i].run(call.prog, n, t, kernel_class::rows, b, e, operand);
-          else if (over_rows[i]) entries[i].run(call.prog, n, t, kernel_class::pointwise, b, e, operand);
-          else entries[i].run(call.prog, n, t, kernel_class::pointwise, b * inner, e * inner, operand);
+          else if (over_rows[i]) entries[i].run(call.prog, n, t, kernel_class::rows, b, e, operand);
+          else entries[i].run(call.prog, n, t, kernel_class::rows, b * inner, e * inner, operand);
         }
       }
     }

@@ -11,7 +11,7 @@
 /// still in cache when the next node reads it.
 #pragma once
 #include <fusedsl/backend/cpu/columns.hpp>    // accumulate_columns, reduction_columns
-#include <fusedsl/backend/cpu/pointwise.hpp>  // pointwise_chunk, pointwise_range
+#include <fusedsl/backend/cpu/pointwise.hpp>  // pointwise_chunk, pointwise_range, pointwise_node_range
 #include <fusedsl/backend/cpu/rows.hpp>       // accumulate, reduction_rows
 #include <fusedsl/backend/cpu/scans.hpp>      // scan_rows
 #include <fusedsl/backend/cpu/split.hpp>      // reduction_split, for_each_split_step, split_part

@@ -85,10 +85,10 @@ FUSEDSL_FORCEINLINE void pointwise_rows_chunk(const E& e, const chunk_leaves<E>&
 /// [begin, end) of `n.space`, storing `Out` elements. Unless `Shared` is
 /// void, the values of its subexpression `Shared` are read from `shared`
 /// (element `begin` first) instead of computed. A streamed output is the
-/// caller's to fence.
-template <class Out, class Shared = void, class E>
-FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime& n, const tile_operands& t,
-                                        std::int64_t begin, std::int64_t end, const void* shared = nullptr) {
+/// caller's to fence. The body of `pointwise_range` and `pointwise_node_range`.
+template <class Out, class Shared, class E>
+FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runtime& n, const tile_operands& t,
+                                            std::int64_t begin, std::int64_t end, const void* shared) {
   const E e = expression;  // a local copy: see chunk_reader
   constexpr std::size_t slots = leaf_slots<E>();
   const shape& space = n.space;
@@ -158,6 +158,23 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
       step_index(index, space, r - 2);
     }
   }
+}
+
+/// pointwise_elements in a group of rows (its row kernels' clones).
+template <class Out, class Shared = void, class E>
+FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime& n, const tile_operands& t,
+                                        std::int64_t begin, std::int64_t end, const void* shared = nullptr) {
+  pointwise_elements<Out, Shared>(expression, n, t, begin, end, shared);
+}
+
+/// pointwise_elements of a node that runs on its own, with an AVX-512 clone
+/// besides (FUSEDSL_CPU_POINTWISE_KERNEL: exp, erf, gelu and the like run
+/// about twice as fast there; the row groups' pointwise nodes, over rows of
+/// 64 or 3, ran slower in it, bench/RESULTS.md).
+template <class Out, class E>
+FUSEDSL_CPU_POINTWISE_KERNEL void pointwise_node_range(const E& expression, const node_runtime& n,
+                                                       const tile_operands& t, std::int64_t begin, std::int64_t end) {
+  pointwise_elements<Out, void>(expression, n, t, begin, end, nullptr);
 }
 
 }  // namespace fusedsl::cpu_detail
