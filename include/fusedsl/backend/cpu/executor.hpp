@@ -184,7 +184,7 @@ void run_loop(const N& node, const detail::node_runtime& n, const tile_operands&
     // Without dispatch the two are the same code: one instantiation.
     if constexpr (FUSEDSL_CPU_DISPATCH != 0)
       if (kind == kernel_class::pointwise) return pointwise_node_range<Out>(e, n, t, begin, end);
-    pointwise_range<Out>(e, n, t, begin, end);
+    pointwise_range<Out>(e, n, t, begin, end, nullptr, kind == kernel_class::pointwise);
   }
 }
 

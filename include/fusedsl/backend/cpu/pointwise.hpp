@@ -85,10 +85,11 @@ FUSEDSL_FORCEINLINE void pointwise_rows_chunk(const E& e, const chunk_leaves<E>&
 /// [begin, end) of `n.space`, storing `Out` elements. Unless `Shared` is
 /// void, the values of its subexpression `Shared` are read from `shared`
 /// (element `begin` first) instead of computed. A streamed output is the
-/// caller's to fence. The body of `pointwise_range` and `pointwise_node_range`.
+/// caller's to fence. `on_its_own`: the node runs alone, not in a group of rows.
+/// The body of `pointwise_range` and `pointwise_node_range`.
 template <class Out, class Shared, class E>
 FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runtime& n, const tile_operands& t,
-                                            std::int64_t begin, std::int64_t end, const void* shared) {
+                                            std::int64_t begin, std::int64_t end, const void* shared, bool on_its_own) {
   const E e = expression;  // a local copy: see chunk_reader
   constexpr std::size_t slots = leaf_slots<E>();
   const shape& space = n.space;
@@ -103,7 +104,11 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
   std::int64_t done_elements = 0;  // since `begin`: where the chunk's shared values are
   const bool stream = streams_output<Out>(n, t.may_stream);
   shape index = unravel(begin, space);
-  const std::int64_t rows_at_once = rows_per_chunk(row);
+  // On its own, a node takes rows of up to half a chunk several at a time, unless it holds
+  // values per row (recorded row by row: record_rows). In a row group, the output pass of
+  // a softmax over rows of 64 ran slower so.
+  const std::int64_t rows_at_once =
+      on_its_own && !has_invariant_candidates<E>() && row > 0 && 2 * row <= chunk ? chunk / row : rows_per_chunk(row);
   // Held values of the next whole rows, recorded together (record_rows).
   constexpr bool records_rows = has_invariant_candidates<E>() && !chunk_leaves<E>::computes_slots;
   chunk_invariants<E> rows_held[records_rows ? recorded_rows : 1];
@@ -160,11 +165,13 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
   }
 }
 
-/// pointwise_elements in a group of rows (its row kernels' clones).
+/// pointwise_elements with the row kernels' clones: in a group of rows, or on its own
+/// where kernels have no AVX-512 clone (`on_its_own`).
 template <class Out, class Shared = void, class E>
 FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime& n, const tile_operands& t,
-                                        std::int64_t begin, std::int64_t end, const void* shared = nullptr) {
-  pointwise_elements<Out, Shared>(expression, n, t, begin, end, shared);
+                                        std::int64_t begin, std::int64_t end, const void* shared = nullptr,
+                                        bool on_its_own = false) {
+  pointwise_elements<Out, Shared>(expression, n, t, begin, end, shared, on_its_own);
 }
 
 /// pointwise_elements of a node that runs on its own, with an AVX-512 clone
@@ -174,7 +181,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
 template <class Out, class E>
 FUSEDSL_CPU_POINTWISE_KERNEL void pointwise_node_range(const E& expression, const node_runtime& n,
                                                        const tile_operands& t, std::int64_t begin, std::int64_t end) {
-  pointwise_elements<Out, void>(expression, n, t, begin, end, nullptr);
+  pointwise_elements<Out, void>(expression, n, t, begin, end, nullptr, true);
 }
 
 }  // namespace fusedsl::cpu_detail
