@@ -78,8 +78,8 @@ struct graph_node {
   int mutates = -1;                                    ///< buffer this node updates in place, -1 if none
   int foreach_group = -1;                              ///< index into graph::foreach_groups(), -1 if none
   std::int64_t unsplit_numel = 0, unsplit_rnumel = 0;  ///< a split reduction's sizes before the split; else 0
-  std::vector<std::int64_t> loop_sizes,
-      reduction_loop_sizes;  ///< the C++ backend's group ({numel}, {rnumel} if not given)
+  /// The C++ backend's group: node_spec's loop sizes, or {numel} and (a reduction) {rnumel}.
+  std::vector<std::int64_t> loop_sizes, reduction_loop_sizes;
 };
 
 /// A foreach (combo) kernel: independent nodes that Inductor schedules as one node

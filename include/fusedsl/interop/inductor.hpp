@@ -154,8 +154,10 @@ struct reader {
         n.device = group->items[0].text;
         n.numel = size_product(group->items[1].items[0], where, n.loop_sizes);
         n.rnumel = size_product(group->items[1].items[1], where, n.reduction_loop_sizes);
-        if (!group->items[1].items[0].is_array() || !group->items[1].items[1].is_array())
-          n.loop_sizes.clear(), n.reduction_loop_sizes.clear();  // sizes as lists only where both are
+        if (!group->items[1].items[0].is_array() || !group->items[1].items[1].is_array()) {
+          n.loop_sizes.clear();  // loop sizes only where both parts are lists
+          n.reduction_loop_sizes.clear();
+        }
       } else if (needs_group) {
         fail(where,
              "field \"group\" must be [device, [numel, rnumel]] or, on the CPU, [device, [sizes, reduction_sizes]]");

@@ -177,7 +177,7 @@ FUSEDSL_CPU_KERNEL void pointwise_range(const E& expression, const node_runtime&
 /// pointwise_elements of a node that runs on its own, with an AVX-512 clone
 /// besides (FUSEDSL_CPU_POINTWISE_KERNEL: exp, erf, gelu and the like run
 /// about twice as fast there; the row groups' pointwise nodes, over rows of
-/// 64 or 3, ran slower in it, bench/RESULTS.md).
+/// 64 or 3, ran slower in it).
 template <class Out, class E>
 FUSEDSL_CPU_POINTWISE_KERNEL void pointwise_node_range(const E& expression, const node_runtime& n,
                                                        const tile_operands& t, std::int64_t begin, std::int64_t end) {

@@ -12,6 +12,7 @@
 #include <vector>     // std::vector
 
 #include <fusedsl/graph/detail/elements.hpp>            // detail::elements, detail::contains
+#include <fusedsl/schedule/detail/containers.hpp>       // detail::product
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
 
 namespace fusedsl {
@@ -40,10 +41,7 @@ constexpr typename scheduler<Policy>::cpp_reason scheduler<Policy>::cpp_why_fuse
   // it is rebuilt with the other's loops. Inductor compares the two buffers' sizes, which a
   // dump does not give; their element counts are taken for them.
   if (!r1.empty() || !r2.empty() || (v1.size() != 1 && v2.size() != 1)) return cpp_reason::none;
-  std::int64_t p1 = 1, p2 = 1;
-  for (auto z : detail::elements(v1)) p1 *= z;
-  for (auto z : detail::elements(v2)) p2 *= z;
-  if (p1 != p2) return cpp_reason::none;
+  if (detail::product(v1) != detail::product(v2)) return cpp_reason::none;
   const int rebuilt = v1.size() < v2.size() ? a : b, kept = rebuilt == a ? b : a;
   if (node(rebuilt).fused() || node(rebuilt).template_kernel) return cpp_reason::none;
   // The kept node's members must all have one size (a fused node's snodes).

@@ -9,6 +9,7 @@
 #include <utility>  // std::pair
 
 #include <fusedsl/graph/detail/elements.hpp>            // detail::elements
+#include <fusedsl/schedule/detail/containers.hpp>       // detail::product
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
 
 namespace fusedsl {
@@ -32,18 +33,15 @@ template <class Policy>
 constexpr bool scheduler<Policy>::contiguous_loads(int s) const {
   for (int m : detail::elements(node(s).members)) {
     const std::vector<std::int64_t>& loops = ranges(m);
-    std::int64_t elements = 1;
-    for (auto r : detail::elements(loops)) elements *= r;
+    const std::int64_t elements = detail::product(loops);
     for (int r : detail::elements(node(m).reads)) {
       const dep& d = get_dep(r);
       if (d.kind != dep_kind::memory) continue;
       const access& a = get_access(d.access);
       if (a.indirect || !a.evaluable) return false;
-      std::int64_t n = 1;
-      for (auto z : detail::elements(a.sizes)) n *= z;
       // The access's last variable is the node's last loop when it has all the loops, or
       // their merged form (as many elements); with fewer, it leaves out the trailing loops.
-      const bool last_loop = a.sizes.size() == loops.size() || n == elements;
+      const bool last_loop = a.sizes.size() == loops.size() || detail::product(a.sizes) == elements;
       const std::int64_t stride =
           last_loop && !a.strides.empty() && a.strides.size() == a.sizes.size() ? a.strides.back() : std::int64_t{0};
       if (stride != 0 && stride != 1) return false;
@@ -62,10 +60,7 @@ constexpr bool scheduler<Policy>::full_access(int buf, int s) const {
     const std::vector<std::int64_t>& loops = ranges(S.members.front());
     const access& a = get_access(d.access);
     if (a.sizes.size() == loops.size() && uses_all_vars(a)) return true;
-    std::int64_t n = 1, elements = 1;
-    for (auto z : detail::elements(a.sizes)) n *= z;
-    for (auto z : detail::elements(loops)) elements *= z;
-    return n == elements;
+    return detail::product(a.sizes) == detail::product(loops);
   }
   return false;
 }
