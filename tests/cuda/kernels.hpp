@@ -402,7 +402,8 @@ void softmax_layernorm_case() {
 /// vectors lie past the row's end), 16384 (the longest row of one chunk of
 /// the vectorized kernel, its cached placeholder in registers), 16385 and
 /// 16392 (two chunks, unvectorized and vectorized), with enough rows not to
-/// be "few long rows"; few long rows (split across blocks), empty rows and
+/// be "few long rows"; few long rows (split across blocks: vectors with and
+/// without a short last pass, scalar loads, argmax's ties), empty rows and
 /// no rows; softmax and layernorm, the horizontal group (pointwise outputs
 /// beside a sum), an input constant along the rows, and a reduction read
 /// by a row group that is not constant along its rows.
@@ -413,8 +414,24 @@ void row_strategies_case() {
        {std::int64_t{1}, std::int64_t{16}, std::int64_t{17}, std::int64_t{4095}, std::int64_t{4096}, std::int64_t{4097},
         std::int64_t{4100}, std::int64_t{4104}, one_chunk, one_chunk + 1, one_chunk + 8})
     check_softmax_layernorm<T>(n < 64 || n >= one_chunk ? many : 5, n);
-  check_softmax_layernorm<T>(3, 16384);  // few long rows: split across blocks, node by node
+  // Few long rows, split across blocks in whole passes: 16-byte vectors, with and without a
+  // short last pass, and scalar loads (a length that is not a multiple of the vector).
+  for (const std::int64_t n : {std::int64_t{16384}, std::int64_t{100004}, std::int64_t{100003}})
+    check_softmax_layernorm<T>(3, n);
   constexpr fx::in<"x", T, 2> x;
+  // argmax over few long rows: ties in different chunks give the first position.
+  constexpr fx::out<"i", std::int64_t, 1> i;
+  constexpr fx::program first_max{i = fx::argmax(x, fx::axis<1>, fx::drop_axes)};
+  for (const std::int64_t n : {std::int64_t{100004}, std::int64_t{100003}}) {
+    tensor<T> hx = tensor<T>::full({3, n}, static_cast<T>(0));
+    for (std::int64_t r = 0; r < 3; ++r) hx(r, 5000 + r) = hx(r, n - 1 - r) = static_cast<T>(1);
+    tensor<std::int64_t> ei({3});
+    fx::run_reference(first_max, x(hx), i(ei));
+    for (std::int64_t r = 0; r < 3; ++r) CHECK(ei(r) == 5000 + r);
+    tensor<std::int64_t> di = poisoned<std::int64_t>({3});
+    first_max.run(fx::cuda(), x(hx.to(device::cuda)), i(di));
+    check(di, ei, fx::testing::tolerance{0, 0}, "argmax over 3 x " + std::to_string(n) + ", ties across chunks");
+  }
   constexpr fx::out<"p", T, 2> p;
   constexpr fx::out<"q", T, 2> q;
   constexpr fx::out<"s", sum_t<T>, 1> s;

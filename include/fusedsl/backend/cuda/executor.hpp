@@ -264,7 +264,7 @@ void launch_short_rows(const node_objects<device_program<std::tuple<N...>, std::
 }
 
 /// The partial states of a column group (vectorized along the columns or
-/// not: `column_kernel`) or a split group.
+/// not: `column_kernel`) or a split group (vectorized along the rows or not).
 template <class... N, class... L>
 void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
                      const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool columns,
@@ -275,7 +275,9 @@ void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tu
     if (vectorized) column_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
     else column_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
   } else {
-    split_kernel<D><<<blocks, threads, static_cast<std::size_t>(merge_shared_bytes<D>(512)), stream>>>(objects, a);
+    const auto shared = static_cast<std::size_t>(merge_shared_bytes<D>(512));
+    if (vectorized) split_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
+    else split_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
   }
 }
 
@@ -482,9 +484,13 @@ struct launcher {
       // blocks (one wave: 4 per multiprocessor would make a wave and a third).
       const bool columns = k == kernel_class::columns;
       constexpr int V = vector_width<D>;
-      const bool vectorized = columns && V > 1 && !wide && a.space.kept_rank > 0 &&
-                              a.space.kept[a.space.kept_rank - 1] % V == 0 &&
-                              vector_friendly(memory, a.space, V, false);
+      // Split rows vectorize as rows do (`row_kernel`'s conditions).
+      const bool vectorized =
+          V > 1 && !wide &&
+          (columns ? a.space.kept_rank > 0 && a.space.kept[a.space.kept_rank - 1] % V == 0 &&
+                         vector_friendly(memory, a.space, V, false)
+                   : a.space.kept_rank <= 1 && a.space.reduced_rank == 1 && a.space.reduced[0] % V == 0 &&
+                         vector_friendly(memory, a.space, V, true) && reductions_constant_along_rows(members, a));
       dim3 blocks, threads(512);
       if (columns) {
         const std::int64_t vectors = a.space.outer / (vectorized ? V : 1);
@@ -502,6 +508,9 @@ struct launcher {
         a.chunks =
             std::clamp<std::int64_t>(std::max(a.space.inner / 65536, std::min(filling, a.space.inner / split_chunk)), 1,
                                      1024);
+        // Chunks of whole passes (split.hpp, `split_pass`).
+        const std::int64_t pass = std::int64_t{512} * (vectorized ? chunk_elements<D, V> : chunk_elements<D, 1>);
+        a.chunks = std::min(a.chunks, (a.space.inner + pass - 1) / pass);
         blocks = dim3(static_cast<unsigned>(a.chunks), static_cast<unsigned>(a.space.outer));
       }
       std::size_t bytes = 0;

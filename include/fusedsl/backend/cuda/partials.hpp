@@ -1,8 +1,8 @@
 /// @file partials.hpp
 /// The two-stage reductions' shared parts (column and split groups): the
-/// first stage adds a reduction's operand over strided reduced positions
-/// (`accumulate`) into partial states per kept element and chunk
-/// (`partial`), merged in chunk order, finished and stored (`finish_nodes`)
+/// first stage adds a reduction's operand into partial states per kept
+/// element and chunk (`partial`; columns over strided reduced positions
+/// with `accumulate`), merged in chunk order, finished and stored (`finish_nodes`)
 /// by a split row's last block to arrive (`last_to_arrive`), or by
 /// `finish_kernel` for columns. Its own header because columns.hpp and
 /// split.hpp share it.
