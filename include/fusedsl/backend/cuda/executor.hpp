@@ -446,11 +446,7 @@ struct launcher {
       check_launch(name(k), node_names);
     } else if (k == kernel_class::rows) {
       constexpr int V = vector_width<D>;
-      // The vectorized kernel's conditions (rows.hpp, `chunk_offset`, `uniform_leaf`): 16-byte
-      // vectors, one kept and one reduced axis, 32-bit offsets, reductions read constant along a row.
-      const bool vectorized = V > 1 && !wide && a.space.kept_rank <= 1 && a.space.reduced_rank == 1 &&
-                              a.space.reduced[0] % V == 0 && vector_friendly(memory, a.space, V, true) &&
-                              reductions_constant_along_rows(members, a);
+      const bool vectorized = rows_vectorize(memory, a, members, wide);
       const auto threads_for = [&](std::int64_t per_thread) {
         return static_cast<int>(
             std::min<std::uint64_t>(row_threads,
@@ -484,13 +480,10 @@ struct launcher {
       // blocks (one wave: 4 per multiprocessor would make a wave and a third).
       const bool columns = k == kernel_class::columns;
       constexpr int V = vector_width<D>;
-      // Split rows vectorize as rows do (`row_kernel`'s conditions).
-      const bool vectorized =
-          V > 1 && !wide &&
-          (columns ? a.space.kept_rank > 0 && a.space.kept[a.space.kept_rank - 1] % V == 0 &&
-                         vector_friendly(memory, a.space, V, false)
-                   : a.space.kept_rank <= 1 && a.space.reduced_rank == 1 && a.space.reduced[0] % V == 0 &&
-                         vector_friendly(memory, a.space, V, true) && reductions_constant_along_rows(members, a));
+      const bool vectorized = columns ? V > 1 && !wide && a.space.kept_rank > 0 &&
+                                            a.space.kept[a.space.kept_rank - 1] % V == 0 &&
+                                            vector_friendly(memory, a.space, V, false)
+                                      : rows_vectorize(memory, a, members, wide);
       dim3 blocks, threads(512);
       if (columns) {
         const std::int64_t vectors = a.space.outer / (vectorized ? V : 1);
@@ -508,8 +501,8 @@ struct launcher {
         a.chunks =
             std::clamp<std::int64_t>(std::max(a.space.inner / 65536, std::min(filling, a.space.inner / split_chunk)), 1,
                                      1024);
-        // Chunks of whole passes (split.hpp, `split_pass`).
-        const std::int64_t pass = std::int64_t{512} * (vectorized ? chunk_elements<D, V> : chunk_elements<D, 1>);
+        // Chunks of whole passes (split.hpp).
+        const std::int64_t pass = vectorized ? split_pass<D, V>(threads.x) : split_pass<D, 1>(threads.x);
         a.chunks = std::min(a.chunks, (a.space.inner + pass - 1) / pass);
         blocks = dim3(static_cast<unsigned>(a.chunks), static_cast<unsigned>(a.space.outer));
       }
@@ -566,6 +559,18 @@ struct launcher {
   int entry_index(int position) const {
     return node_index<D>(call.plan.statement[static_cast<std::size_t>(position)],
                          call.plan.distinct[static_cast<std::size_t>(position)]);
+  }
+
+  /// True when a row or split group runs the vectorized kernels (rows.hpp,
+  /// `chunk_offset`, `uniform_leaf`): 16-byte vectors along the rows, one
+  /// kept and one reduced axis, 32-bit offsets (not `wide`), reductions read
+  /// constant along a row.
+  template <class Pending>
+  bool rows_vectorize(const std::vector<Pending>& memory, const group_args<D>& a, const std::vector<int>& members,
+                      bool wide) const {
+    constexpr int V = vector_width<D>;
+    return V > 1 && !wide && a.space.kept_rank <= 1 && a.space.reduced_rank == 1 && a.space.reduced[0] % V == 0 &&
+           vector_friendly(memory, a.space, V, true) && reductions_constant_along_rows(members, a);
   }
 
   /// True when every reduction's result the group reads from memory (one

@@ -12,7 +12,7 @@
 #include <fusedsl/backend/cuda/partials.hpp>       // partial, last_to_arrive, finish_nodes
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_objects, node_count, is_reduction_at
 #include <fusedsl/backend/cuda/rows.hpp>           // chunk, chunk_elements, full_chunk, accumulate_chunk, row_registers
-#include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 
 namespace fusedsl::cuda_detail {
 
@@ -20,7 +20,7 @@ namespace fusedsl::cuda_detail {
 /// (`threads` threads of `chunk_elements` each): its chunks start at
 /// multiples of it, so that only a row's last pass may end early.
 template <class P, int V>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE std::int64_t split_pass(unsigned threads) {
+FUSEDSL_HOST_DEVICE constexpr std::int64_t split_pass(unsigned threads) {
   return std::int64_t{threads} * chunk_elements<P, V>;
 }
 
