@@ -387,42 +387,69 @@ void check_sqrt_and_rsqrt() {
 }
 
 #if FUSEDSL_SIMD_SQRT
-/// math::sqrt over `n` floats in a loop vectorized for the caller's ISA
-/// (`omp simd`: also at the tests' -O1), which calls fusedsl_sqrtf's vector
-/// variant of that ISA.
-FUSEDSL_FORCEINLINE void sqrt_loop(const float* x, float* y, std::size_t n) {
+/// math::sqrt over `n` values in a loop vectorized for the caller's ISA
+/// (`omp simd`: also at the tests' -O1), which calls fusedsl_sqrtf's or
+/// fusedsl_sqrt's vector variant of that ISA.
+template <class T>
+FUSEDSL_FORCEINLINE void sqrt_loop(const T* x, T* y, std::size_t n) {
 #  pragma omp simd
   for (std::size_t i = 0; i < n; ++i) y[i] = fusedsl::math::sqrt(x[i]);
 }
 /// sqrt_loop for SSE2, AVX, AVX2 and AVX-512: each calls its own variant.
-void sqrt_loop_sse2(const float* x, float* y, std::size_t n) { sqrt_loop(x, y, n); }
-__attribute__((target("avx"))) void sqrt_loop_avx(const float* x, float* y, std::size_t n) { sqrt_loop(x, y, n); }
-__attribute__((target("avx2"))) void sqrt_loop_avx2(const float* x, float* y, std::size_t n) { sqrt_loop(x, y, n); }
-__attribute__((target("avx512f"))) void sqrt_loop_avx512(const float* x, float* y, std::size_t n) {
+template <class T>
+void sqrt_loop_sse2(const T* x, T* y, std::size_t n) {
+  sqrt_loop(x, y, n);
+}
+template <class T>
+__attribute__((target("avx"))) void sqrt_loop_avx(const T* x, T* y, std::size_t n) {
+  sqrt_loop(x, y, n);
+}
+template <class T>
+__attribute__((target("avx2"))) void sqrt_loop_avx2(const T* x, T* y, std::size_t n) {
+  sqrt_loop(x, y, n);
+}
+template <class T>
+__attribute__((target("avx512f"))) void sqrt_loop_avx512(const T* x, T* y, std::size_t n) {
   sqrt_loop(x, y, n);
 }
 
-/// math::sqrt of float in vectorized loops, through each vector variant of
-/// fusedsl_sqrtf the CPU runs (simd_sqrt.hpp), bit for bit as std::sqrt on
-/// sqrt_inputs().
+/// sqrt_inputs() as T: for double, each float widened, and double's own edges
+/// (subnormals, the largest, a NaN with a payload, negatives).
+template <class T>
+std::vector<T> simd_sqrt_inputs() {
+  std::vector<T> x;
+  for (std::uint32_t u : sqrt_inputs()) x.push_back(static_cast<T>(std::bit_cast<float>(u)));
+  if constexpr (std::is_same_v<T, double>)
+    for (double d : {std::numeric_limits<double>::denorm_min(), 3 * std::numeric_limits<double>::denorm_min(),
+                     std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1e300, 2.0, -1e-300,
+                     -std::numeric_limits<double>::infinity(), std::bit_cast<double>(0x7ff0000000012345ull),
+                     std::bit_cast<double>(0xfff8000000000042ull), 0x1.fffffffffffffp-1})
+      x.push_back(d);
+  return x;
+}
+
+/// math::sqrt of T in vectorized loops, through each vector variant of
+/// fusedsl_sqrtf / fusedsl_sqrt the CPU runs (simd_sqrt.hpp), bit for bit as
+/// std::sqrt.
+template <class T>
 void check_simd_sqrt() {
-  const std::vector<std::uint32_t> us = sqrt_inputs();
-  std::vector<float> x(us.size()), y(us.size());
-  for (std::size_t i = 0; i < us.size(); ++i) x[i] = std::bit_cast<float>(us[i]);
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  const std::vector<T> x = simd_sqrt_inputs<T>();
+  std::vector<T> y(x.size());
   struct variant {
     const char* isa;
     bool runs;
-    void (*loop)(const float*, float*, std::size_t);
+    void (*loop)(const T*, T*, std::size_t);
   };
   for (const variant& v :
-       {variant{"sse2", true, sqrt_loop_sse2}, variant{"avx", __builtin_cpu_supports("avx") != 0, sqrt_loop_avx},
-        variant{"avx2", __builtin_cpu_supports("avx2") != 0, sqrt_loop_avx2},
-        variant{"avx512f", __builtin_cpu_supports("avx512f") != 0, sqrt_loop_avx512}}) {
+       {variant{"sse2", true, sqrt_loop_sse2<T>}, variant{"avx", __builtin_cpu_supports("avx") != 0, sqrt_loop_avx<T>},
+        variant{"avx2", __builtin_cpu_supports("avx2") != 0, sqrt_loop_avx2<T>},
+        variant{"avx512f", __builtin_cpu_supports("avx512f") != 0, sqrt_loop_avx512<T>}}) {
     if (!v.runs) continue;
     v.loop(x.data(), y.data(), x.size());
     std::size_t diff = 0;
     for (std::size_t i = 0; i < x.size(); ++i)
-      diff += std::bit_cast<std::uint32_t>(y[i]) != std::bit_cast<std::uint32_t>(std::sqrt(x[i]));
+      diff += std::bit_cast<bits>(y[i]) != std::bit_cast<bits>(std::sqrt(x[i]));
     INFO(v.isa);
     CHECK(diff == 0);
   }
@@ -450,7 +477,8 @@ void check_math_hpp_forwards() {
     CHECK(same_bits(m::atan2(x, T(-1.5)), vec ? vm::atan2(x, T(-1.5)) : std::atan2(x, T(-1.5))));
     CHECK(same_bits(m::sin(x), vec ? vm::sin(x) : std::sin(x)));
     CHECK(same_bits(m::cos(x), vec ? vm::cos(x) : std::cos(x)));
-    // sqrt and rsqrt: fusedsl_sqrtf or vector_math for float (sqrt bit for bit std:: anyway), std:: for double.
+    // sqrt and rsqrt: fusedsl_sqrtf or vector_math for float, fusedsl_sqrt or std:: for double (sqrt bit for
+    // bit std:: anyway).
     CHECK(same_bits(m::sqrt(x), std::sqrt(x)));
     if constexpr (sizeof(T) == 4) {
       CHECK(same_bits(m::sqrt(x), vm::sqrt(x)));
@@ -521,7 +549,10 @@ TEST_CASE("vector_math: float special values as std") { check_special_values<flo
 TEST_CASE("vector_math: double special values as std") { check_special_values<double>(); }
 TEST_CASE("vector_math: float sqrt bit for bit std, rsqrt correctly rounded") { check_sqrt_and_rsqrt(); }
 #if FUSEDSL_SIMD_SQRT
-TEST_CASE("math: float sqrt in vectorized loops bit for bit std (sqrt instruction variants)") { check_simd_sqrt(); }
+TEST_CASE("math: float and double sqrt in vectorized loops bit for bit std (sqrt instruction variants)") {
+  check_simd_sqrt<float>();
+  check_simd_sqrt<double>();
+}
 #endif
 TEST_CASE("vector_math: math.hpp forwards float and double") {
   check_math_hpp_forwards<float>();

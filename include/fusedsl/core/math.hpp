@@ -16,7 +16,7 @@
 
 #include <fusedsl/core/config.hpp>       // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/fault.hpp>        // detail::report_fault
-#include <fusedsl/core/simd_sqrt.hpp>    // fusedsl_sqrtf, FUSEDSL_SIMD_SQRT
+#include <fusedsl/core/simd_sqrt.hpp>    // fusedsl_sqrtf, fusedsl_sqrt, FUSEDSL_SIMD_SQRT
 #include <fusedsl/core/vector_math.hpp>  // vector_math::exp, ...
 
 namespace fusedsl::math {
@@ -114,15 +114,16 @@ inline constexpr bool host_vector_math = std::is_same_v<T, float> ||
                                          (std::is_same_v<T, double> &&
                                           (vector_math::double_vectorizes || FUSEDSL_CPU_DISPATCH));
 #endif
-/// sqrt of float on the host where std::sqrt does not vectorize (without
+/// sqrt on the host where std::sqrt does not vectorize (without
 /// -fno-math-errno, std::sqrt vectorizes to the instruction): with g++ on
-/// x86-64 fusedsl_sqrtf (simd_sqrt.hpp), the instruction through its vector
-/// variants; else vector_math::sqrt where it is the faster one, with AVX2 or
-/// newer (8 or 16 lanes: Adam's update runs faster than with the scalar
-/// std::sqrt; figures: bench/RESULTS.md). With SSE2 / SSE4 (4 lanes) that
-/// emulation costs twice the scalar sqrt instruction, and a loop with it runs
-/// slower vectorized than the scalar loop with std::sqrt. Same bits in every
-/// case. double keeps std::sqrt.
+/// x86-64 fusedsl_sqrtf and fusedsl_sqrt (simd_sqrt.hpp), the instruction
+/// through its vector variants; elsewhere, for float, vector_math::sqrt where
+/// it is the faster one, with AVX2 or newer (8 or 16 lanes: Adam's update
+/// runs faster than with the scalar std::sqrt; figures: bench/RESULTS.md).
+/// With SSE2 / SSE4 (4 lanes) that emulation costs twice the scalar sqrt
+/// instruction, and a loop with it runs slower vectorized than the scalar
+/// loop with std::sqrt. Same bits in every case. double keeps std::sqrt
+/// there.
 #if FUSEDSL_NO_MATH_ERRNO || FUSEDSL_DEVICE_CODE
 template <class T>
 inline constexpr bool simd_sqrt = false;
@@ -130,7 +131,7 @@ template <class T>
 inline constexpr bool host_sqrt = false;
 #elif FUSEDSL_SIMD_SQRT
 template <class T>
-inline constexpr bool simd_sqrt = std::is_same_v<T, float>;
+inline constexpr bool simd_sqrt = std::is_same_v<T, float> || std::is_same_v<T, double>;
 template <class T>
 inline constexpr bool host_sqrt = false;
 #elif defined(__AVX2__) || FUSEDSL_CPU_DISPATCH
@@ -184,15 +185,16 @@ FUSEDSL_MATH_FN T expm1(T a) {
   if constexpr (detail::host_vector_math<T>) return vector_math::expm1(a);
   else return std::expm1(a);
 }
-/// Square root, correctly rounded. float on the host: fusedsl_sqrtf or
-/// vector_math::sqrt (bit for bit std::sqrt), since without -fno-math-errno
+/// Square root, correctly rounded. On the host fusedsl_sqrtf, fusedsl_sqrt
+/// or vector_math::sqrt (bit for bit std::sqrt), since without -fno-math-errno
 /// g++ turns std::sqrt into a call that sets errno and keeps the loop scalar
 /// (see detail::simd_sqrt and detail::host_sqrt for which, and when
 /// std::sqrt is kept).
 template <class T>
 FUSEDSL_MATH_FN T sqrt(T a) {
 #if FUSEDSL_SIMD_SQRT  // declared only here
-  if constexpr (detail::simd_sqrt<T>) return fusedsl_sqrtf(a);
+  if constexpr (detail::simd_sqrt<T> && std::is_same_v<T, float>) return fusedsl_sqrtf(a);
+  else if constexpr (detail::simd_sqrt<T>) return fusedsl_sqrt(a);
 #endif
   if constexpr (detail::host_sqrt<T>) return vector_math::sqrt(a);
   else return std::sqrt(a);
@@ -203,7 +205,7 @@ FUSEDSL_MATH_FN T sqrt(T a) {
 template <class T>
 FUSEDSL_MATH_FN T rsqrt(T a) {
   if constexpr (std::is_same_v<T, float> && detail::host_vector_math<T>) return vector_math::rsqrt(a);
-  else return T(1) / std::sqrt(a);
+  else return T(1) / math::sqrt(a);
 }
 /// Floating-point pow from the standard library; integer pow by repeated
 /// squaring with wrap-around, where a negative exponent gives 0 unless the

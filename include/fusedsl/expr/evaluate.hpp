@@ -39,6 +39,27 @@ template <class Reader, class E, std::size_t First>
 struct reader_holds<Reader, E, First, std::enable_if_t<Reader::template holds<E, First>>> : std::true_type {};
 }  // namespace detail
 
+template <class N, std::size_t First, class E, class Reader>
+FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(const E& e, const Reader& reader);
+
+namespace detail {
+/// Pointwise node `e` applied to its operands' values (`evaluate`'s step).
+/// A function, not a lambda in `evaluate`: a lambda is not always inlined,
+/// and large expressions (Black-Scholes' two outputs) then called it per node
+/// and element, so that their loops did not vectorize.
+template <class N, std::size_t First, class E, class Reader, std::size_t... I>
+FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> apply_node(const E& e, const Reader& reader,
+                                                                                std::index_sequence<I...>) {
+  // Integer results wrap to their dtype at every op, as in torch, also where the
+  // computation is wider (the oracle's int64): a shift or a maximum of an overflowed
+  // value then sees what the kernels see.
+  using result = compute_t<N, E::value_dtype>;
+  using stored = std::conditional_t<std::is_integral_v<element_t<E::value_dtype>>, element_t<E::value_dtype>, result>;
+  return static_cast<result>(static_cast<stored>(E::op::apply(static_cast<compute_t<N, E::template operand_dtype<I>>>(
+      evaluate<N, operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), reader))...)));
+}
+}  // namespace detail
+
 /// The value of `e` at the element `reader` stands on; leaf slots are
 /// numbered from `First` in pre-order.
 template <class N, std::size_t First, class E, class Reader>
@@ -56,16 +77,7 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(co
     if (!detail::gather_index_valid<typename E::op>(i, reader.template gathered_size<First>())) return result{};
     return static_cast<result>(reader.template gather<First, leaf_storage_t<source>>(i));
   } else if constexpr (is_inlined<E>) {
-    // Integer results wrap to their dtype at every op, as in torch, also where the
-    // computation is wider (the oracle's int64): a shift or a maximum of an overflowed
-    // value then sees what the kernels see.
-    using stored = std::conditional_t<std::is_integral_v<element_t<E::value_dtype>>, element_t<E::value_dtype>, result>;
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return static_cast<result>(
-          static_cast<stored>(E::op::apply(static_cast<compute_t<N, E::template operand_dtype<I>>>(
-              evaluate<N, detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), reader))...)));
-    }
-    (std::make_index_sequence<E::op::arity>{});
+    return detail::apply_node<N, First>(e, reader, std::make_index_sequence<E::op::arity>{});
   } else {
     return static_cast<result>(reader.template load<First, leaf_storage_t<E>>());
   }

@@ -78,27 +78,27 @@ struct logical {
 };
 }  // namespace rule
 
-#define FUSEDSL_UNARY_OP(NAME, RULE, BODY)                 \
-  /** Pointwise NAME. */                                   \
-  struct NAME : rule::RULE {                               \
-    static constexpr const char* name = #NAME;             \
-    static constexpr const char* symbol = nullptr;         \
-    static constexpr int arity = 1;                        \
-    template <class T>                                     \
-    FUSEDSL_HOST_DEVICE static constexpr auto apply(T a) { \
-      return BODY;                                         \
-    }                                                      \
+#define FUSEDSL_UNARY_OP(NAME, RULE, BODY)                                     \
+  /** Pointwise NAME. */                                                       \
+  struct NAME : rule::RULE {                                                   \
+    static constexpr const char* name = #NAME;                                 \
+    static constexpr const char* symbol = nullptr;                             \
+    static constexpr int arity = 1;                                            \
+    template <class T>                                                         \
+    FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE static constexpr auto apply(T a) { \
+      return BODY;                                                             \
+    }                                                                          \
   };
-#define FUSEDSL_BINARY_OP(NAME, SYMBOL, RULE, BODY)             \
-  /** Pointwise NAME. */                                        \
-  struct NAME : rule::RULE {                                    \
-    static constexpr const char* name = #NAME;                  \
-    static constexpr const char* symbol = SYMBOL;               \
-    static constexpr int arity = 2;                             \
-    template <class T>                                          \
-    FUSEDSL_HOST_DEVICE static constexpr auto apply(T a, T b) { \
-      return BODY;                                              \
-    }                                                           \
+#define FUSEDSL_BINARY_OP(NAME, SYMBOL, RULE, BODY)                                 \
+  /** Pointwise NAME. */                                                            \
+  struct NAME : rule::RULE {                                                        \
+    static constexpr const char* name = #NAME;                                      \
+    static constexpr const char* symbol = SYMBOL;                                   \
+    static constexpr int arity = 2;                                                 \
+    template <class T>                                                              \
+    FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE static constexpr auto apply(T a, T b) { \
+      return BODY;                                                                  \
+    }                                                                               \
   };
 
 FUSEDSL_BINARY_OP(add, "+", promoting, math::wrap_add(a, b))
