@@ -53,3 +53,20 @@ TEST_CASE("sum over every kind of axis list, kept and dropped, direct and buffer
     CHECK(by_outer(j) == doctest::Approx(s).epsilon(1e-5));
   }
 }
+
+TEST_CASE("reductions over several contiguous axes merge them; strided views keep theirs") {
+  // A sum over both axes of a contiguous [30000, 3] and a value computed from it: few rows
+  // (one), so the group runs node by node, the sum over one merged axis of 90000 on every
+  // thread. A transposed view and a slice do not merge (their strides do not join).
+  constexpr fx::in<"v", float, 2> v;
+  const auto tv = random_tensor<float>({30000, 3}, 1411);
+  const auto wide = random_tensor<float>({30000, 4}, 1412);
+  const auto tall = random_tensor<float>({3, 30000}, 1413);
+  for (const auto& view : {tv.view(), wide.view().slice(1, 0, 3), tall.view().transpose(0, 1)}) {
+    INFO("strides " << view.stride(0) << ", " << view.stride(1));
+    check_against_oracle(0.5f * fx::sum(v * v, fx::axes<0, 1>, fx::drop_axes), {}, reduction_tolerance<float>(),
+                         v(view));
+    check_against_oracle(fx::var(v, fx::axes<0, 1>, fx::drop_axes) + 1.0f, {}, reduction_tolerance<float>(), v(view));
+    check_against_oracle(fx::argmax(v, fx::axes<0, 1>, fx::drop_axes), {}, tolerance{0, 0}, v(view));
+  }
+}

@@ -419,6 +419,15 @@ inline void merge_pointwise_axes(std::vector<detail::node_runtime>& nodes, const
   for (int m : which) nodes[static_cast<std::size_t>(m)].space = space;
 }
 
+/// Merges the axes of reduction node `n`'s space (merge_reduction_axes) in
+/// its leaves and output, for a node that runs on its own.
+inline void merge_reduction_node_axes(detail::node_runtime& n) {
+  std::vector<shape*> strides;
+  for (address& a : n.leaves) strides.push_back(&a.strides);
+  strides.push_back(&n.out.strides);
+  detail::merge_reduction_axes(n.space, n.reduced_mask, strides);
+}
+
 /// True when a node of group `g` reads the output of one of the group's
 /// reductions (softmax's normalization reads its sum): the group's
 /// reductions are then not all at its end, and its rows cannot be split
@@ -459,10 +468,14 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
   if (mode == group_mode::tiles_of_rows)
     for (std::size_t i = 0; i < count; ++i) any_over_rows |= over_rows[i] = members[i]->space != anchor->space;
   // Rows too few to keep the threads busy are split, as a reduction alone is (not a
-  // scan's, nor a group computing a value per row, which needs the row's results).
+  // scan's). A group computing a value per row needs the row's results: with fewer rows
+  // than threads it runs node by node, each node over every thread (a full sum and a
+  // value of it ran on one thread).
   if (mode == group_mode::tiles_of_rows && few_long_rows(group_outer, inner, cpu_split_rule()) &&
-      !detail::has_scan(members) && !any_over_rows)
-    mode = group_mode::split_rows;
+      !detail::has_scan(members)) {
+    if (!any_over_rows) mode = group_mode::split_rows;
+    else if (group_outer < omp_get_max_threads()) mode = group_mode::node_by_node;
+  }
   // The loops' units: elements of the space when rows split, else rows (elements of a
   // pointwise group). A tile: units a thread runs every node over before the next tile.
   std::int64_t units = 0, tile = 0;
@@ -505,13 +518,16 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
     mode = group_outer >= omp_get_max_threads() ? group_mode::tiles_of_rows : group_mode::node_by_node;
     place();
   }
-  // Pointwise nodes run over their space with its mergeable axes merged: a contiguous
-  // [N, 3] as one run of 3N elements, not N runs of 3 that cost a setup each. The nodes of
-  // a pointwise group share one space, so they merge together.
+  // Nodes run over their space with its mergeable axes merged: a contiguous [N, 3] as one
+  // run of 3N elements, not N runs of 3 that cost a setup each (a full sum of it took 12x
+  // as long). The nodes of a pointwise group share one space, so they merge together.
   if (mode == group_mode::chunks_of_elements) merge_pointwise_axes(call.nodes, g.nodes);
   else if (mode == group_mode::node_by_node)
-    for (int m : g.nodes)
-      if (!call.nodes[static_cast<std::size_t>(m)].reduction) merge_pointwise_axes(call.nodes, {m});
+    for (int m : g.nodes) {
+      detail::node_runtime& n = call.nodes[static_cast<std::size_t>(m)];
+      if (!n.reduction) merge_pointwise_axes(call.nodes, {m});
+      else if (!n.scan) merge_reduction_node_axes(n);
+    }
   // Outputs in memory that no node of the group reads may be written
   // around the cache: a line that the tile has just read (an in-place
   // update) or that a later node reads back is cheaper through the cache
