@@ -98,16 +98,18 @@ std::vector<double> median_ms(const std::vector<std::function<void()>>& fs, int 
   return medians;
 }
 
-fx::tensor<float> random(fx::shape sizes, unsigned seed, float lo = -2, float hi = 2) {
-  fx::tensor<float> t(sizes);
+template <class T = float>
+fx::tensor<T> random(fx::shape sizes, unsigned seed, T lo = -2, T hi = 2) {
+  fx::tensor<T> t(sizes);
   std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> pick(lo, hi);
+  std::uniform_real_distribution<T> pick(lo, hi);
   for (std::int64_t i = 0; i < t.numel(); ++i) t.data()[i] = pick(generator);
   return t;
 }
 
 /// Largest relative difference between two results.
-double difference(const fx::tensor<float>& a, const fx::tensor<float>& b) {
+template <class T>
+double difference(const fx::tensor<T>& a, const fx::tensor<T>& b) {
   double worst = 0;
   for (std::int64_t i = 0; i < a.numel(); ++i)
     worst =
@@ -188,12 +190,249 @@ void note_math_bound(const char* name, const std::function<void()>& run, std::in
   notes.push_back(line);
 }
 
+/// A named case of issue 22: fusedsl against the plain OpenMP loop a user
+/// would write for it, in turns (median ms of each).
+struct named_result {
+  std::string workload;
+  double fused, hand;
+};
+std::vector<named_result> named;
+void bench_named(const char* workload, const std::function<void()>& fused, const std::function<void()>& hand) {
+  const std::vector<double> ms = median_ms({fused, hand});
+  named.push_back({workload, ms[0], ms[1]});
+}
+
 /// Times the four implementations of one workload, each writing into its
 /// own output, in turns with the copy loop.
 void bench(const char* workload, double bytes, const std::function<void()>& fused, const std::function<void()>& unfused,
            const std::function<void()>& eigen, const std::function<void()>& hand) {
   const std::vector<double> ms = median_ms({fused, unfused, eigen, hand, [] { copier()(); }});
   results.push_back({workload, bytes, ms[0], ms[1], ms[2], ms[3], copier().bytes() / ms[4] / 1e6});
+}
+
+/// The cases issue 22 names, each against the plain OpenMP loop a user
+/// would write instead (same inputs, results checked first): f64
+/// Black-Scholes, short rows and small last axes, `where` around math and
+/// over a bool mask, a column variance, a particle step with its kinetic
+/// energy, and long-row softmax (which was ahead and must stay so).
+void named_cases() {
+  if (wanted("black-scholes")) {  // 10M options in double, call and put (as examples/black_scholes)
+    constexpr std::int64_t n = 10'000'000;
+    auto spot = random<double>({n}, 21, 50, 150), strike = random<double>({n}, 22, 80, 120),
+         years = random<double>({n}, 23, 0.1, 2), vol = random<double>({n}, 24, 0.1, 0.5);
+    constexpr double r = 0.03;
+    constexpr fx::in<"spot", double, 1> ps;
+    constexpr fx::in<"strike", double, 1> pk;
+    constexpr fx::in<"years", double, 1> pt;
+    constexpr fx::in<"vol", double, 1> pv;
+    constexpr fx::param<"rate", double> rate;
+    constexpr fx::out<"call", double, 1> call;
+    constexpr fx::out<"put", double, 1> put;
+    constexpr auto cdf = [](const auto& x) { return 0.5 * fx::erfc(x * -0.70710678118654752440); };
+    constexpr auto sd = pv * fx::sqrt(pt);
+    constexpr auto d1 = (fx::log(ps / pk) + (rate + 0.5 * pv * pv) * pt) / sd;
+    constexpr auto d2 = d1 - sd;
+    constexpr auto discounted = pk * fx::exp(-rate * pt);
+    constexpr fx::program prog{call = ps * cdf(d1) - discounted * cdf(d2), put = discounted * cdf(-d2) - ps * cdf(-d1)};
+    fx::tensor<double> c1({n}), p1({n}), c2({n}), p2({n});
+    auto fused = [&] { prog.run(fx::cpu, ps(spot), pk(strike), pt(years), pv(vol), rate(r), call(c1), put(p1)); };
+    auto hand = [&] {
+      const auto normal = [](double x) { return 0.5 * std::erfc(x * -0.70710678118654752440); };
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double s = spot.data()[i], k = strike.data()[i], t = years.data()[i], v = vol.data()[i];
+        const double root = v * std::sqrt(t), a = (std::log(s / k) + (r + 0.5 * v * v) * t) / root, b = a - root;
+        const double d = k * std::exp(-r * t);
+        c2.data()[i] = s * normal(a) - d * normal(b);
+        p2.data()[i] = d * normal(-b) - s * normal(-a);
+      }
+    };
+    fused(), hand();
+    check("black-scholes", "fusedsl call", difference(c1, c2), 1e-12);
+    check("black-scholes", "fusedsl put", difference(p1, p2), 1e-12);
+    bench_named("Black-Scholes, f64, 10M options", fused, hand);
+  }
+
+  if (wanted("short")) {  // short rows and small last axes
+    constexpr fx::in<"x", float, 2> px;
+    constexpr fx::out<"y", float, 2> py;
+    constexpr fx::out<"i", std::int64_t, 1> pi;
+    constexpr fx::out<"s", float, 1> psum;
+    {  // softmax and argmax of rows of 10
+      constexpr std::int64_t n = 1 << 20, w = 10;
+      auto x = random({n, w}, 31);
+      constexpr fx::program prog{py = fx::exp(px - fx::max(px, fx::axis<1>)) /
+                                      fx::sum(fx::exp(px - fx::max(px, fx::axis<1>)), fx::axis<1>),
+                                 pi = fx::argmax(px, fx::axis<1>, fx::drop_axes)};
+      fx::tensor<float> y1({n, w}), y2({n, w});
+      fx::tensor<std::int64_t> i1({n}), i2({n});
+      auto fused = [&] { prog.run(fx::cpu, px(x), py(y1), pi(i1)); };
+      auto hand = [&] {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t r = 0; r < n; ++r) {
+          const float* row = x.data() + r * w;
+          float* out = y2.data() + r * w;
+          std::int64_t best = 0;
+          for (std::int64_t j = 1; j < w; ++j)
+            if (row[j] > row[best]) best = j;
+          float sum = 0;
+          for (std::int64_t j = 0; j < w; ++j) sum += out[j] = std::exp(row[j] - row[best]);
+          for (std::int64_t j = 0; j < w; ++j) out[j] /= sum;
+          i2.data()[r] = best;
+        }
+      };
+      fused(), hand();
+      check("softmax+argmax", "fusedsl y", difference(y1, y2), 1e-6);
+      check("softmax+argmax", "fusedsl i", difference(i1, i2), 0);
+      bench_named("softmax + argmax, 1M x 10", fused, hand);
+    }
+    {  // x * 2 over [4M, 3]
+      constexpr std::int64_t n = 1 << 22, w = 3;
+      auto x = random({n, w}, 32);
+      constexpr fx::program prog{py = px * 2};
+      fx::tensor<float> y1({n, w}), y2({n, w});
+      auto fused = [&] { prog.run(fx::cpu, px(x), py(y1)); };
+      auto hand = [&] {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < n * w; ++i) y2.data()[i] = x.data()[i] * 2;
+      };
+      fused(), hand();
+      check("x*2", "fusedsl", difference(y1, y2), 0);
+      bench_named("x * 2, 4M x 3", fused, hand);
+    }
+    {  // row sums of [3.4M, 3]
+      constexpr std::int64_t n = 3'400'000, w = 3;
+      auto x = random({n, w}, 33);
+      constexpr fx::program prog{psum = fx::sum(px, fx::axis<1>, fx::drop_axes)};
+      fx::tensor<float> s1({n}), s2({n});
+      auto fused = [&] { prog.run(fx::cpu, px(x), psum(s1)); };
+      auto hand = [&] {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t r = 0; r < n; ++r) {
+          float sum = 0;
+          for (std::int64_t j = 0; j < w; ++j) sum += x.data()[r * w + j];
+          s2.data()[r] = sum;
+        }
+      };
+      fused(), hand();
+      check("row sum 3", "fusedsl", difference(s1, s2), 1e-6);
+      bench_named("row sum, 3.4M x 3", fused, hand);
+    }
+  }
+
+  if (wanted("where")) {  // where around math, and over a bool mask, on 2^24 floats
+    auto x = random({flat}, 41);
+    fx::tensor<bool> mask({flat});
+    for (std::int64_t i = 0; i < flat; ++i) mask.data()[i] = x.data()[i] * 7919 - std::floor(x.data()[i] * 7919) < 0.5f;
+    constexpr fx::in<"x", float, 1> px;
+    constexpr fx::in<"m", bool, 1> pm;
+    constexpr fx::out<"y", float, 1> py;
+    fx::tensor<float> y1({flat}), y2({flat});
+    const auto run = [&](const char* name, const auto& prog, const auto& element, auto&&... inputs) {
+      auto fused = [&] { prog.run(fx::cpu, inputs..., py(y1)); };
+      auto hand = [&] {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < flat; ++i) y2.data()[i] = element(i);
+      };
+      fused(), hand();
+      check(name, "fusedsl", difference(y1, y2), 1e-6);
+      bench_named(name, fused, hand);
+    };
+    run(
+        "where(x > 0, erf(x), x), 2^24", fx::program{py = fx::where(px > 0, fx::erf(px), px)},
+        [&](std::int64_t i) { return x.data()[i] > 0 ? std::erf(x.data()[i]) : x.data()[i]; }, px(x));
+    run(
+        "erf(x), 2^24", fx::program{py = fx::erf(px)}, [&](std::int64_t i) { return std::erf(x.data()[i]); }, px(x));
+    run(
+        "where(x > 0, exp(x), x), 2^24", fx::program{py = fx::where(px > 0, fx::exp(px), px)},
+        [&](std::int64_t i) { return x.data()[i] > 0 ? std::exp(x.data()[i]) : x.data()[i]; }, px(x));
+    run(
+        "where(mask, x * 0.125, -inf), 2^24", fx::program{py = fx::where(pm, px * 0.125f, -INFINITY)},
+        [&](std::int64_t i) { return mask.data()[i] ? x.data()[i] * 0.125f : -INFINITY; }, px(x), pm(mask));
+  }
+
+  if (wanted("column var")) {  // variance of each column of [252, 20000], correction 1
+    constexpr std::int64_t n = 252, w = 20000, block = 512;
+    auto x = random({n, w}, 51);
+    constexpr fx::in<"x", float, 2> px;
+    constexpr fx::out<"v", float, 1> pv;
+    constexpr fx::program prog{pv = fx::var(px, fx::axis<0>, fx::drop_axes)};
+    fx::tensor<float> v1({w}), v2({w});
+    auto fused = [&] { prog.run(fx::cpu, px(x), pv(v1)); };
+    auto hand = [&] {  // blocks of columns: each pass goes down the rows of its block
+#pragma omp parallel for schedule(static)
+      for (std::int64_t c0 = 0; c0 < w; c0 += block) {
+        const std::int64_t c1 = std::min(w, c0 + block);
+        float mean[block] = {}, squares[block] = {};
+        for (std::int64_t r = 0; r < n; ++r)
+          for (std::int64_t c = c0; c < c1; ++c) mean[c - c0] += x.data()[r * w + c];
+        for (std::int64_t c = c0; c < c1; ++c) mean[c - c0] /= n;
+        for (std::int64_t r = 0; r < n; ++r)
+          for (std::int64_t c = c0; c < c1; ++c) {
+            const float d = x.data()[r * w + c] - mean[c - c0];
+            squares[c - c0] += d * d;
+          }
+        for (std::int64_t c = c0; c < c1; ++c) v2.data()[c] = squares[c - c0] / (n - 1);
+      }
+    };
+    fused(), hand();
+    check("column var", "fusedsl", difference(v1, v2), 1e-5);
+    bench_named("column var, 252 x 20000", fused, hand);
+  }
+
+  if (wanted("particles")) {  // pos = min(pos + vel, box) in place, and the kinetic energy
+    constexpr std::int64_t n = 1 << 22, w = 3;
+    const auto vel = random({n, w}, 61, -0.01f, 0.01f), start = random({n, w}, 62, 0.0f, 10.0f);
+    constexpr fx::inout<"pos", float, 2> pos;
+    constexpr fx::in<"vel", float, 2> pvel;
+    constexpr fx::param<"box", float> box;
+    constexpr fx::out<"ke", float, 0> ke;
+    constexpr fx::program prog{pos = fx::minimum(pos + pvel, box),
+                               ke = 0.5f * fx::sum(pvel * pvel, fx::axes<0, 1>, fx::drop_axes)};
+    auto p1 = start.clone(), p2 = start.clone();
+    fx::tensor<float> e1(fx::shape{}), e2(fx::shape{});
+    auto fused = [&] { prog.run(fx::cpu, pos(p1), pvel(vel), box(10.0f), ke(e1)); };
+    auto hand = [&] {
+      float energy = 0;
+#pragma omp parallel for schedule(static) reduction(+ : energy)
+      for (std::int64_t i = 0; i < n * w; ++i) {
+        p2.data()[i] = std::min(p2.data()[i] + vel.data()[i], 10.0f);
+        energy += vel.data()[i] * vel.data()[i];
+      }
+      e2.data()[0] = 0.5f * energy;
+    };
+    fused(), hand();
+    double exact = 0;  // the energy in double (the loop's float sums are the peer's, not the reference)
+    for (std::int64_t i = 0; i < n * w; ++i) exact += double(vel.data()[i]) * vel.data()[i];
+    check("particles", "fusedsl pos", difference(p1, p2), 0);
+    check("particles", "fusedsl energy", std::fabs(e1.data()[0] - 0.5 * exact) / (0.5 * exact), 1e-4);
+    bench_named("particle step + kinetic energy, 4M x 3", fused, hand);
+  }
+
+  if (wanted("long softmax")) {  // softmax of rows of 1024 (ahead of the plain loop: must stay so)
+    constexpr std::int64_t n = 10000, w = 1024;
+    auto x = random({n, w}, 71);
+    constexpr fx::in<"x", float, 2> px;
+    constexpr fx::out<"y", float, 2> py;
+    constexpr fx::program prog{py = fx::exp(px - fx::max(px, fx::axis<1>)) /
+                                    fx::sum(fx::exp(px - fx::max(px, fx::axis<1>)), fx::axis<1>)};
+    fx::tensor<float> y1({n, w}), y2({n, w});
+    auto fused = [&] { prog.run(fx::cpu, px(x), py(y1)); };
+    auto hand = [&] {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t r = 0; r < n; ++r) {
+        const float* row = x.data() + r * w;
+        float* out = y2.data() + r * w;
+        float top = row[0], sum = 0;
+        for (std::int64_t j = 1; j < w; ++j) top = std::max(top, row[j]);
+        for (std::int64_t j = 0; j < w; ++j) sum += out[j] = std::exp(row[j] - top);
+        for (std::int64_t j = 0; j < w; ++j) out[j] /= sum;
+      }
+    };
+    fused(), hand();
+    check("long softmax", "fusedsl", difference(y1, y2), 1e-6);
+    bench_named("softmax, 10000 x 1024", fused, hand);
+  }
 }
 
 }  // namespace
@@ -517,6 +756,8 @@ int main(int argc, char** argv) {
     bench("adam  2^22", 7.0 * adam_n * 4, fused, unfused, eigen, hand);
   }
 
+  named_cases();
+
   std::printf(
       "\n| workload | fusedsl ms | GB/s | copy GB/s | %% of copy | unfused ms | Eigen ms | hand loop ms | vs best "
       "peer |\n");
@@ -526,6 +767,12 @@ int main(int argc, char** argv) {
     const double best_peer = std::min(r.eigen, r.hand);
     std::printf("| %s | %.2f | %.1f | %.1f | %.0f%% | %.2f | %.2f | %.2f | %.2fx |\n", r.workload.c_str(), r.fused, gbs,
                 r.copy_gbs, 100 * gbs / r.copy_gbs, r.unfused, r.eigen, r.hand, best_peer / r.fused);
+  }
+  if (!named.empty()) {
+    std::printf(
+        "\n| named case (issue 22) | fusedsl ms | plain OpenMP loop ms | fusedsl vs loop |\n|---|---:|---:|---:|\n");
+    for (const auto& r : named)
+      std::printf("| %s | %.2f | %.2f | %.2fx |\n", r.workload.c_str(), r.fused, r.hand, r.hand / r.fused);
   }
   if (!notes.empty()) std::printf("\n");
   for (const auto& line : notes) std::printf("%s\n", line.c_str());
