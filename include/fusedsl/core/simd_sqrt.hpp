@@ -11,8 +11,8 @@
 /// sets errno, and a loop with such a call stays scalar. The branch-free
 /// emulation that vectorizes (vector_math::sqrt, through double) takes a
 /// large share of Adam's update with AVX2, where sqrtps takes a fraction of the
-/// memory time (figures: bench/RESULTS.md); in double, one std::sqrt kept
-/// Black-Scholes' whole loop scalar, its vector math 4x slower than glibc's. The
+/// memory time (figures: bench/RESULTS.md); in double, one std::sqrt keeps a
+/// whole loop scalar, with the vector math in it slower than glibc's. The
 /// results are the instruction's, so bit for bit std::sqrt's (x < 0 gives
 /// the default NaN, as sqrtss does; errno is never set).
 ///

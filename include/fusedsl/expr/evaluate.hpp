@@ -45,8 +45,8 @@ FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> evaluate(co
 namespace detail {
 /// Pointwise node `e` applied to its operands' values (`evaluate`'s step).
 /// A function, not a lambda in `evaluate`: a lambda is not always inlined,
-/// and large expressions (Black-Scholes' two outputs) then called it per node
-/// and element, so that their loops did not vectorize.
+/// and a large expression (Black-Scholes' prices) would call it per node and
+/// element, so that its loop would not vectorize.
 template <class N, std::size_t First, class E, class Reader, std::size_t... I>
 FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE compute_t<N, E::value_dtype> apply_node(const E& e, const Reader& reader,
                                                                                 std::index_sequence<I...>) {

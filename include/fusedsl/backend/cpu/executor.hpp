@@ -469,8 +469,8 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
     for (std::size_t i = 0; i < count; ++i) any_over_rows |= over_rows[i] = members[i]->space != anchor->space;
   // Rows too few to keep the threads busy are split, as a reduction alone is (not a
   // scan's). A group computing a value per row needs the row's results: with fewer rows
-  // than threads it runs node by node, each node over every thread (a full sum and a
-  // value of it ran on one thread).
+  // than threads it runs node by node, each node over every thread (as tiles of rows, a
+  // full sum and a value of it would run on one thread).
   if (mode == group_mode::tiles_of_rows && few_long_rows(group_outer, inner, cpu_split_rule()) &&
       !detail::has_scan(members)) {
     if (!any_over_rows) mode = group_mode::split_rows;
@@ -519,8 +519,8 @@ void run_group(call_state<P>& call, std::vector<host_vector<std::byte>>& pool, c
     place();
   }
   // Nodes run over their space with its mergeable axes merged: a contiguous [N, 3] as one
-  // run of 3N elements, not N runs of 3 that cost a setup each (a full sum of it took 12x
-  // as long). The nodes of a pointwise group share one space, so they merge together.
+  // run of 3N elements, not N runs of 3 that cost a setup each. The nodes of a pointwise
+  // group share one space, so they merge together.
   if (mode == group_mode::chunks_of_elements) merge_pointwise_axes(call.nodes, g.nodes);
   else if (mode == group_mode::node_by_node)
     for (int m : g.nodes) {
