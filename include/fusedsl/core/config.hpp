@@ -154,3 +154,11 @@
 #    define FUSEDSL_ROLLED_LANES
 #  endif
 #endif
+
+/// Rows each thread of the CUDA column kernel adds at least, per chunk of
+/// rows: fewer chunks than the device could hold when the columns are few,
+/// so that a thread's loads outweigh its merge tree and the second kernel
+/// has fewer partial states to merge.
+#ifndef FUSEDSL_CUDA_COLUMN_ROWS
+#  define FUSEDSL_CUDA_COLUMN_ROWS 32
+#endif

@@ -3,7 +3,8 @@
 /// leading axes, threads over vectors of columns (16-byte loads when
 /// contiguous and aligned) and rows, into partial states per chunk of rows
 /// (chunks enough to fill the device), which `finish_kernel`
-/// (partials.hpp) merges in a fixed order.
+/// (partials.hpp) merges in a fixed order; with one chunk, the column
+/// kernel finishes and stores the results itself.
 #pragma once
 #include <cstdint>      // std::int64_t
 #include <type_traits>  // std::conditional_t
@@ -54,7 +55,13 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void column_nodes(const node_objects<P>& node
 #pragma unroll
         for (int v = 0; v < V; ++v) {
           const auto total = merge_column(op, states[v], reinterpret_cast<state_t<P, J>*>(shared));
-          if (threadIdx.y == 0 && valid) partial<P, J>(a, column + v, blockIdx.y) = total;
+          if (threadIdx.y == 0 && valid) {
+            if (a.chunks == 1) {  // the whole column: finished here, no second kernel
+              const auto result = op.finish(total, a.space.inner);
+              const decltype(result) values[1] = {result};
+              store<P, J, 1>(a, position<std::int64_t>{column + v, 0}, values);
+            } else partial<P, J>(a, column + v, blockIdx.y) = total;
+          }
         }
       }
     }

@@ -26,6 +26,7 @@
 
 #include <fusedsl/backend/cuda/kernels.hpp>        // the kernels, group_args, is_param_leaf
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_index, node_table
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_CUDA_COLUMN_ROWS
 #include <fusedsl/core/error.hpp>                  // error
 #include <fusedsl/lower/lowering.hpp>              // lower: node names for messages
 #include <fusedsl/program/program.hpp>             // program
@@ -473,7 +474,8 @@ struct launcher {
       // Columns (`column_kernel`; vectorized: 16-byte loads and 32-bit
       // offsets): blocks of x vectors of columns (32, fewer when there are
       // fewer) by y rows, the rows cut into chunks so that the grid fills the
-      // device once (one wave, no tail). The partition depends on the sizes,
+      // device once (one wave, no tail), each thread adding at least
+      // FUSEDSL_CUDA_COLUMN_ROWS rows of a chunk. The partition depends on the sizes,
       // the device and the kernel's occupancy: the same for given sizes with
       // one build on one device. Split: chunks of 65536 elements, at most 1024 per row; more
       // and shorter ones (down to `split_chunk`) where that leaves multiprocessors without two
@@ -492,7 +494,8 @@ struct launcher {
         const std::int64_t column_blocks = (vectors + x - 1) / x;
         const std::int64_t resident = std::int64_t{sms} * resident_column_blocks(objects, vectorized);
         a.chunks = std::clamp<std::int64_t>(resident / column_blocks, 1,
-                                            std::max<std::int64_t>(1, a.space.inner / (std::int64_t{y} * unroll)));
+                                            std::max<std::int64_t>(1, a.space.inner / (std::int64_t{y} *
+                                                                                       FUSEDSL_CUDA_COLUMN_ROWS)));
         a.chunks = std::min<std::int64_t>(a.chunks, 65535);
         blocks = dim3(static_cast<unsigned>(column_blocks), static_cast<unsigned>(a.chunks));
         threads = dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
@@ -522,10 +525,11 @@ struct launcher {
           static_cast<int>(std::min<std::uint64_t>(256, std::bit_ceil(static_cast<std::uint64_t>(a.chunks))));
       launch_partials(objects, a, columns, vectorized, blocks, threads, stream);
       check_launch(name(k), node_names);
-      // Columns: a second kernel merges the chunks. (Merging in the column kernel's last
+      // Columns in several chunks: a second kernel merges them (one chunk: the column kernel
+      // finishes the columns itself). (Merging in the column kernel's last
       // blocks, as split rows do, measured slower for many columns: one block per column
       // block merges what a whole grid merges here.)
-      if (columns) {
+      if (columns && a.chunks > 1) {
         const int per_block = 256 / a.threads_per_row;
         launch_finish(objects, a, static_cast<unsigned>((a.space.outer + per_block - 1) / per_block), stream);
         check_launch("reduction finish", node_names);
