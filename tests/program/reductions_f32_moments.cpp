@@ -20,3 +20,25 @@ TEST_CASE("prod, std and logsumexp of f32 and the sum of bf16 accumulated in dou
                        fx::testing::default_tolerance<fx::bfloat16>(),
                        b(random_tensor<fx::bfloat16>(reduction_input_sizes, 807)));
 }
+
+TEST_CASE("column reductions whose states the CPU keeps member by member match the oracle") {
+  // var and std (mean, m2, count), logsumexp (max, sum) and argmax (value, index): each task of
+  // the column kernel keeps such states as arrays of members while it adds its rows. Two blocks
+  // of columns and a short third, rows cut into parts of odd lengths (rows two at a time and one
+  // left), a transposed view, and ties for argmax (values from a few levels).
+  constexpr fx::in<"x", float, 2> x;
+  const auto wide = random_tensor<float>({7, 5000}, 808);
+  const auto tall = random_tensor<float>({1001, 2100}, 809);
+  const auto across = random_tensor<float>({300, 101}, 810);
+  for (const auto& view : {wide.view(), tall.view(), across.view().transpose(0, 1)}) {
+    const std::int64_t columns = view.size(1);
+    INFO(view.size(0) << " x " << columns << ", strides " << view.stride(0) << ", " << view.stride(1));
+    check_against_oracle(fx::var(x, fx::axis<0>, fx::drop_axes), {columns}, reduction_tolerance<float>(), x(view));
+    check_against_oracle(fx::std(x, fx::axis<0>, fx::drop_axes, fx::correction{0}), {columns},
+                         reduction_tolerance<float>(), x(view));
+    check_against_oracle(fx::logsumexp(x, fx::axis<0>, fx::drop_axes), {columns}, reduction_tolerance<float>(),
+                         x(view));
+    check_against_oracle(fx::argmax(fx::floor(x * 2.0f), fx::axis<0>, fx::drop_axes), {columns}, tolerance{0, 0},
+                         x(view));
+  }
+}

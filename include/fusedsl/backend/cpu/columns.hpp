@@ -9,9 +9,10 @@
 #include <algorithm>    // std::min, std::max, std::clamp, std::all_of
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
+#include <cstring>      // std::memcpy
 #include <memory>       // std::uninitialized_default_construct_n
 #include <numeric>      // std::gcd
-#include <type_traits>  // std::remove_cvref_t
+#include <type_traits>  // std::remove_cvref_t, std::is_trivially_copyable_v, std::conditional_t
 #include <vector>       // std::vector
 
 #include <fusedsl/backend/cpu/chunks.hpp>          // chunk, chunk_leaves, chunk_reader, tile_operands
@@ -46,11 +47,34 @@ inline std::int64_t column_parts(std::int64_t columns, std::int64_t rows) {
 }
 
 /// Column blocks this narrow or narrower add two rows per pass: their
-/// per-row work, not their memory, bounds them.
+/// per-row work, not their memory, bounds them. So do states kept member
+/// by member (`split_members`) at any width: each member is then loaded
+/// and stored once per two rows.
 inline constexpr std::int64_t narrow_columns = 64;
 
-/// Adds reduced elements (rows) [j0, j1) of columns [c0, c1) into
-/// `states[c - c0]`: each row's columns are read in order, a chunk at a time.
+/// An unsigned integer of `Bytes` bytes (4 or 8), else void.
+template <std::size_t Bytes>
+using member_bits = std::conditional_t<Bytes == 4, std::uint32_t, std::conditional_t<Bytes == 8, std::uint64_t, void>>;
+
+/// Members a column task keeps apart while it adds rows: a state the size
+/// of 2 to 4 accumulators (var's mean, m2 and count) is kept as that many
+/// arrays of their bits (`member_bits`: copies, no arithmetic), so that the
+/// loop over a row's columns loads and stores each member as a vector; an
+/// array of such states moves every member element by element (most of a
+/// column variance's time). 1: the states as they are.
+template <class R>
+inline constexpr int split_members = [] {
+  using state = reduction_state<R>;
+  constexpr std::size_t member = sizeof(compute_t<kernel_numerics, R::input_dtype>), k = sizeof(state) / member;
+  return std::is_trivially_copyable_v<state> && !std::is_void_v<member_bits<member>> && sizeof(state) % member == 0 &&
+                 k >= 2 && k <= 4
+             ? static_cast<int>(k)
+             : 1;
+}();
+
+/// Adds reduced elements (rows) [j0, j1) of columns [c0, c1) (at most
+/// `column_block`) into `states[c - c0]`: each row's columns are read in
+/// order, a chunk at a time.
 template <class R>
 FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtime& n, const reduction_axes& axes,
                                            const tile_operands& t, std::int64_t c0, std::int64_t c1, std::int64_t j0,
@@ -88,12 +112,36 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   // leaf's row offset steps by a constant: narrow rows are mostly per-row
   // work, so that work is an addition per leaf, not a multi-index.
   const int inner = axes.n_reduced - 1;
-  const bool pairs = c1 - c0 <= narrow_columns;
+  const bool pairs = c1 - c0 <= narrow_columns || split_members<R> > 1;
   std::int64_t row_step[slots + 1];
   for (std::size_t k = 0; k < slots; ++k) row_step[k] = n.leaves[k].strides[axes.reduced[inner]];
   const auto value = [&](const chunk_leaves<Arg>& from, std::int64_t i) {  // column i of a prepared row
     return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{from.leaf, i}));
   };
+  // The states, member by member while the rows add (`split_members`), copied in and out.
+  using state = reduction_state<R>;
+  using bits = member_bits<sizeof(acc_type)>;
+  constexpr int members = split_members<R>;
+  bits split[members > 1 ? members * column_block : 1];
+  const std::int64_t width = c1 - c0;
+  const auto load = [&](std::int64_t i) {
+    if constexpr (members > 1) {
+      bits m[members];
+      for (int k = 0; k < members; ++k) m[k] = split[k * column_block + i];
+      state v;
+      std::memcpy(&v, m, sizeof v);
+      return v;
+    } else return states[i];
+  };
+  const auto store = [&](std::int64_t i, const state& v) {
+    if constexpr (members > 1) {
+      bits m[members];
+      std::memcpy(m, &v, sizeof v);
+      for (int k = 0; k < members; ++k) split[k * column_block + i] = m[k];
+    } else states[i] = v;
+  };
+  if constexpr (members > 1)
+    for (std::int64_t i = 0; i < width; ++i) store(i, states[i]);
   shape reduced_index = unravel(j0, axes.reduced_sizes);
   for (std::int64_t j = j0; j < j1;) {
     const std::int64_t run_end = j + std::min(j1 - j, axes.reduced_sizes[inner] - reduced_index[inner]);
@@ -110,20 +158,23 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
       for (const column_chunk& cc : chunks) {
         for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + cc.offset[k];
         leaves.prepare(t.data, base, step, cc.width);
-        reduction_state<R>* s = states + cc.first;
         if (two) {
           for (std::size_t k = 0; k < slots; ++k) base[k] += row_step[k];
           next.prepare(t.data, base, step, cc.width);
           for (std::int64_t i = 0; i < cc.width; ++i) {  // vectorized: column states
             // A local state, so that it is stored once: with both adds on
-            // s[i], GCC stores it after each (much slower).
-            reduction_state<R> both = s[i];
+            // the array's, GCC stores it after each (much slower).
+            state both = load(cc.first + i);
             r.op.add(both, value(leaves, i), j);
             r.op.add(both, value(next, i), j + 1);
-            s[i] = both;
+            store(cc.first + i, both);
           }
         } else {
-          for (std::int64_t i = 0; i < cc.width; ++i) r.op.add(s[i], value(leaves, i), j);  // vectorized: column states
+          for (std::int64_t i = 0; i < cc.width; ++i) {  // vectorized: column states
+            state one = load(cc.first + i);
+            r.op.add(one, value(leaves, i), j);
+            store(cc.first + i, one);
+          }
         }
       }
       const std::int64_t done = two ? 2 : 1;
@@ -133,6 +184,8 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
     reduced_index[inner] = 0;  // the next run
     step_index(reduced_index, axes.reduced_sizes, inner - 1);
   }
+  if constexpr (members > 1)
+    for (std::int64_t i = 0; i < width; ++i) states[i] = load(i);
 }
 
 /// Column reduction `r` (reduced leading axes, kept trailing ones), the
