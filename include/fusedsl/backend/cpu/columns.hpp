@@ -120,8 +120,8 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   };
   // The states, member by member while the rows add (`split_members`), copied in and out.
   using state = reduction_state<R>;
-  using bits = member_bits<sizeof(acc_type)>;
   constexpr int members = split_members<R>;
+  using bits = std::conditional_t<(members > 1), member_bits<sizeof(acc_type)>, unsigned char>;
   bits split[members > 1 ? members * column_block : 1];
   const std::int64_t width = c1 - c0;
   const auto load = [&](std::int64_t i) {
