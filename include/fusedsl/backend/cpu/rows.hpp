@@ -59,6 +59,12 @@ inline constexpr bool takes_positioned_blocks = requires(const R& r, State& s,
   r.op.add_block(s, v, std::int64_t{}, std::int64_t{});
 };
 
+/// True when reduction `R` adds whole chunks, positioned or not: its rows
+/// take one lane (its own lanes are inside `add_block`), so that a row
+/// neither clears nor merges lanes it never uses.
+template <class R, class State>
+inline constexpr bool adds_blocks = takes_blocks<R, State> || takes_positioned_blocks<R, State>;
+
 /// True when reduction `R`'s accumulator adds several short rows at once
 /// (`add_rows`), vectorizing across them what it computes per element.
 template <class R, class State>
@@ -305,14 +311,16 @@ void reduction_rows(const R& r, const node_runtime& n, const tile_operands& t, s
   using State = reduction_state<R>;
   if (axes.n_reduced == 1 && axes.n_kept > 0) {
     if (rows_per_chunk(n.inner) > 1) return short_reduction_rows<Out>(r, n, axes, t, begin, end, kept_values);
-    if (n.inner <= short_row_length)
+    if constexpr (adds_blocks<R, State>) return reduction_rows_along<Out, R, 1>(r, n, axes, t, begin, end, kept_values);
+    else if (n.inner <= short_row_length)
       return reduction_rows_along<Out, R, short_row_lanes<State>>(r, n, axes, t, begin, end, kept_values);
-    return reduction_rows_along<Out, R, reduction_lanes<State>>(r, n, axes, t, begin, end, kept_values);
+    else return reduction_rows_along<Out, R, reduction_lanes<State>>(r, n, axes, t, begin, end, kept_values);
   }
   for (std::int64_t row = begin; row < end; ++row) {
     State state{};
     auto* row_kept = kept_values ? kept_values + (row - begin) * n.inner : nullptr;
-    if (n.inner <= short_row_length)
+    if constexpr (adds_blocks<R, State>) accumulate<R, State, 1>(r, n, axes, t, row, 0, n.inner, state, row_kept);
+    else if (n.inner <= short_row_length)
       accumulate<R, State, short_row_lanes<State>>(r, n, axes, t, row, 0, n.inner, state, row_kept);
     else accumulate(r, n, axes, t, row, 0, n.inner, state, row_kept);
     out[axes.row_offset(row, n.out.strides) - t.out_bias] = static_cast<Out>(r.op.finish(state, n.inner));
