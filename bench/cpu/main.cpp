@@ -27,6 +27,8 @@
 
 #include <fusedsl/fusedsl.hpp>
 
+#include "../../examples/black_scholes/black_scholes.hpp"  // black_scholes::prices
+
 namespace fx = fusedsl;
 using Matrix = Eigen::TensorMap<Eigen::Tensor<float, 2, Eigen::RowMajor>>;
 using Vector = Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>>;
@@ -216,31 +218,22 @@ void bench(const char* workload, double bytes, const std::function<void()>& fuse
 /// over a bool mask, a column variance, a particle step with its kinetic
 /// energy, and long-row softmax (which was ahead and must stay so).
 void named_cases() {
-  if (wanted("black-scholes")) {  // 10M options in double, call and put (as examples/black_scholes)
+  if (wanted("black-scholes")) {  // 10M options in double, call and put (examples/black_scholes' program)
     constexpr std::int64_t n = 10'000'000;
-    auto spot = random<double>({n}, 21, 50, 150), strike = random<double>({n}, 22, 80, 120),
-         years = random<double>({n}, 23, 0.1, 2), vol = random<double>({n}, 24, 0.1, 0.5);
+    const auto s_in = random<double>({n}, 21, 50, 150), k_in = random<double>({n}, 22, 80, 120),
+               t_in = random<double>({n}, 23, 0.1, 2), v_in = random<double>({n}, 24, 0.1, 0.5);
     constexpr double r = 0.03;
-    constexpr fx::in<"spot", double, 1> ps;
-    constexpr fx::in<"strike", double, 1> pk;
-    constexpr fx::in<"years", double, 1> pt;
-    constexpr fx::in<"vol", double, 1> pv;
-    constexpr fx::param<"rate", double> rate;
-    constexpr fx::out<"call", double, 1> call;
-    constexpr fx::out<"put", double, 1> put;
-    constexpr auto cdf = [](const auto& x) { return 0.5 * fx::erfc(x * -0.70710678118654752440); };
-    constexpr auto sd = pv * fx::sqrt(pt);
-    constexpr auto d1 = (fx::log(ps / pk) + (rate + 0.5 * pv * pv) * pt) / sd;
-    constexpr auto d2 = d1 - sd;
-    constexpr auto discounted = pk * fx::exp(-rate * pt);
-    constexpr fx::program prog{call = ps * cdf(d1) - discounted * cdf(d2), put = discounted * cdf(-d2) - ps * cdf(-d1)};
+    using black_scholes::prices, black_scholes::spot, black_scholes::strike, black_scholes::years, black_scholes::vol,
+        black_scholes::rate, black_scholes::call, black_scholes::put;
     fx::tensor<double> c1({n}), p1({n}), c2({n}), p2({n});
-    auto fused = [&] { prog.run(fx::cpu, ps(spot), pk(strike), pt(years), pv(vol), rate(r), call(c1), put(p1)); };
+    auto fused = [&] {
+      prices.run(fx::cpu, spot(s_in), strike(k_in), years(t_in), vol(v_in), rate(r), call(c1), put(p1));
+    };
     auto hand = [&] {
       const auto normal = [](double x) { return 0.5 * std::erfc(x * -0.70710678118654752440); };
 #pragma omp parallel for schedule(static)
       for (std::int64_t i = 0; i < n; ++i) {
-        const double s = spot.data()[i], k = strike.data()[i], t = years.data()[i], v = vol.data()[i];
+        const double s = s_in.data()[i], k = k_in.data()[i], t = t_in.data()[i], v = v_in.data()[i];
         const double root = v * std::sqrt(t), a = (std::log(s / k) + (r + 0.5 * v * v) * t) / root, b = a - root;
         const double d = k * std::exp(-r * t);
         c2.data()[i] = s * normal(a) - d * normal(b);
