@@ -42,3 +42,22 @@ TEST_CASE("column reductions whose states the CPU keeps member by member match t
                          x(view));
   }
 }
+
+TEST_CASE("row reductions that add whole chunks read a float operand where it lies, strided or broadcast too") {
+  // var, logsumexp and argmax add a chunk at once: over a float leaf they read its chunk in
+  // place (memory when contiguous, the chunk's copy when strided or broadcast). Rows of 200 and
+  // 1000 (one and several chunks, a short last one), every other column, a row broadcast down.
+  constexpr fx::in<"x", float, 2> x;
+  const auto dense = random_tensor<float>({37, 1000}, 811);
+  const auto spaced = random_tensor<float>({37, 400}, 812);
+  const auto one_row = random_tensor<float>({1, 200}, 813);
+  for (const auto& view : {dense.view(), dense.view().slice(1, 0, 200), spaced.view().slice(1, 0, 400, 2),
+                           one_row.view().expand({37, 200}), dense.view().transpose(0, 1).slice(1, 0, 30)}) {
+    const std::int64_t rows = view.size(0);
+    INFO(rows << " x " << view.size(1) << ", strides " << view.stride(0) << ", " << view.stride(1));
+    check_against_oracle(fx::var(x, fx::axis<1>, fx::drop_axes), {rows}, reduction_tolerance<float>(), x(view));
+    check_against_oracle(fx::logsumexp(x, fx::axis<1>, fx::drop_axes), {rows}, reduction_tolerance<float>(), x(view));
+    check_against_oracle(fx::argmax(fx::floor(x * 2.0f), fx::axis<1>, fx::drop_axes), {rows}, tolerance{0, 0}, x(view));
+    check_against_oracle(fx::argmax(x, fx::axis<1>, fx::drop_axes), {rows}, tolerance{0, 0}, x(view));
+  }
+}

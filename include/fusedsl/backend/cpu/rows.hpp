@@ -8,6 +8,7 @@
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
 #include <type_traits>  // std::remove_cvref_t, std::is_same_v
+#include <utility>      // std::declval
 
 #include <fusedsl/backend/cpu/chunks.hpp>          // chunk, chunk_leaves, chunk_reader, evaluate_chunk, tile_operands
 #include <fusedsl/backend/cpu/indexing.hpp>        // unravel, step_index
@@ -16,8 +17,9 @@
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
 #include <fusedsl/core/shape.hpp>                  // shape
 #include <fusedsl/expr/evaluate.hpp>               // evaluate
+#include <fusedsl/expr/gather.hpp>                 // is_computed_leaf
 #include <fusedsl/expr/reduction_ops.hpp>          // ops::max, ops::min
-#include <fusedsl/expr/traverse.hpp>               // leaf_slots
+#include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t, is_pointwise_node
 #include <fusedsl/runtime/nodes.hpp>               // node_runtime
 
 namespace fusedsl::cpu_detail {
@@ -101,6 +103,16 @@ FUSEDSL_FORCEINLINE void add_to_lanes(const R& r, State* lanes, std::int64_t m, 
   for (; i < m; ++i) r.op.add(lanes[i % n_lanes], value(i), at + i);
 }
 
+/// True when reduction `R`'s operand is a leaf stored as its accumulator
+/// type (a float tensor's var): a chunk's values are then the leaf's
+/// prepared elements, which `add_block` reads where they lie, not copied.
+template <class R>
+inline constexpr bool reads_leaf_in_place = [] {
+  using Arg = std::remove_cvref_t<decltype(std::declval<const R&>().arg)>;
+  if constexpr (is_pointwise_node<Arg> || is_computed_leaf<Arg> || leaf_slots<Arg>() != 1) return false;
+  else return std::is_same_v<leaf_storage_t<Arg>, compute_t<kernel_numerics, R::input_dtype>>;
+}();
+
 /// Adds the `run` reduced elements at leaf offsets `base` (advanced past
 /// them), `step` apart, reduced positions `at`, `at + 1`, ..., to `lanes`, a
 /// chunk at a time. With `kept`, the operand's values are also stored there.
@@ -114,10 +126,15 @@ FUSEDSL_FORCEINLINE void add_run(const R& r, Leaves& leaves, const void* const* 
     leaves.prepare(data, base, step, m);
     alignas(64) acc_type local[chunk];
     acc_type* values = kept ? kept + done : local;
-    if (kept || takes_blocks<R, State> || takes_positioned_blocks<R, State>)
+    const acc_type* block = values;  // what add_block reads
+    if constexpr (adds_blocks<R, State> && reads_leaf_in_place<R>) {
+      if (kept) evaluate_chunk(r.arg, leaves.leaf, values, m);
+      else block = static_cast<const acc_type*>(leaves.leaf[0]);
+    } else if (kept || adds_blocks<R, State>) {
       evaluate_chunk(r.arg, leaves.leaf, values, m);
-    if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], values, m);
-    else if constexpr (takes_positioned_blocks<R, State>) r.op.add_block(lanes[0], values, m, at + done);
+    }
+    if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], block, m);
+    else if constexpr (takes_positioned_blocks<R, State>) r.op.add_block(lanes[0], block, m, at + done);
     else if (kept) add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) { return values[i]; });
     else
       add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) {
