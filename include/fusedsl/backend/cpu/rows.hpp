@@ -127,12 +127,8 @@ FUSEDSL_FORCEINLINE void add_run(const R& r, Leaves& leaves, const void* const* 
     alignas(64) acc_type local[chunk];
     acc_type* values = kept ? kept + done : local;
     const acc_type* block = values;  // what add_block reads
-    if constexpr (adds_blocks<R, State> && reads_leaf_in_place<R>) {
-      if (kept) evaluate_chunk(r.arg, leaves.leaf, values, m);
-      else block = static_cast<const acc_type*>(leaves.leaf[0]);
-    } else if (kept || adds_blocks<R, State>) {
-      evaluate_chunk(r.arg, leaves.leaf, values, m);
-    }
+    if (adds_blocks<R, State> && reads_leaf_in_place<R> && !kept) block = static_cast<const acc_type*>(leaves.leaf[0]);
+    else if (kept || adds_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
     if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], block, m);
     else if constexpr (takes_positioned_blocks<R, State>) r.op.add_block(lanes[0], block, m, at + done);
     else if (kept) add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) { return values[i]; });
