@@ -208,3 +208,27 @@ TEST_CASE("the loop-reordering round permutes a producer's loops to match a tran
   CHECK(p.rounds.back().candidates.size() == 1);
   CHECK(p.rounds.back().candidates[0].outcome == why_no_fuse::none);
 }
+
+TEST_CASE("loop reordering renames the variables of a producer's non-affine reads") {
+  // A GPT backward's bias gradient: P gathers q, k and v slices through ModularIndexing and
+  // writes y over (8, 128, 768); R sums y over the 128 positions, reading it transposed
+  // over (8, 768, 128). Inductor reorders P's loops, reads included, and fuses the two.
+  const char* gather = "32768*d0 + 64*d1 + (ModularIndexing((d2), 1, 64)) + 8192*(ModularIndexing((d2), 64, 4))";
+  auto g = finalized({pointwise("P", {fx::memory_dep("qkv", gather, {8, 128, 768}, 3145728)},
+                                {fx::memory_dep("y", "98304*d0 + 768*d1 + d2", {8, 128, 768}, 3145728)}, 786432),
+                      reduction("R", {fx::memory_dep("y", "98304*d0 + d1 + 768*d2", {8, 768, 128}, 3145728)},
+                                {fx::memory_dep("z", "768*d0 + d1", {8, 768}, 24576)}, 6144, 128)},
+                     {"z"});
+  CHECK(fx::check_fusion(g, "P", "R") == why_no_fuse::no_shared_data);
+  auto p = fx::fuse_nodes(g);
+  REQUIRE(p.group_count() == 1);
+  CHECK(p.rounds.back().reorder_round);
+  // A read over two of the three loops that names a third "d2", which is not one of its
+  // variables: renaming could make it one, so P's loops stay as they are.
+  auto opaque = finalized({pointwise("P", {fx::memory_dep("qkv", "d0 + ModularIndexing(d2, 1, 64)", {8, 128}, 4096)},
+                                     {fx::memory_dep("y", "98304*d0 + 768*d1 + d2", {8, 128, 768}, 3145728)}, 786432),
+                           reduction("R", {fx::memory_dep("y", "98304*d0 + d1 + 768*d2", {8, 768, 128}, 3145728)},
+                                     {fx::memory_dep("z", "768*d0 + d1", {8, 768}, 24576)}, 6144, 128)},
+                          {"z"});
+  CHECK(fx::fuse_nodes(opaque).group_count() == 2);
+}

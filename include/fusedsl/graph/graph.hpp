@@ -58,6 +58,7 @@ struct buffer_info {
   std::int64_t itemsize = 4;                   ///< bytes per element (4 when the type is unknown)
   int real = -1;                               ///< for in-place results: the buffer originally updated
   int renamed = -1;                            ///< the buffer that replaced this one by an in-place update
+  int name_rank = 0;                           ///< position of its name among all buffers' names, sorted
 };
 
 /// A node of a finalized graph. Node ids are positions in topological order.
@@ -572,6 +573,11 @@ constexpr void graph::finalize() {
   for (int b = 0; b < buffer_names_.size(); ++b)
     if (buffers_[static_cast<std::size_t>(b)].producer < 0 && buffers_[static_cast<std::size_t>(b)].renamed >= 0)
       buffers_[static_cast<std::size_t>(rename(b))].output = true;
+  std::vector<int> by_name(static_cast<std::size_t>(buffer_names_.size()));
+  for (int b = 0; b < buffer_names_.size(); ++b) by_name[static_cast<std::size_t>(b)] = b;
+  std::sort(by_name.begin(), by_name.end(), [&](int x, int y) { return buffer_names_[x] < buffer_names_[y]; });
+  for (std::size_t r = 0; r < by_name.size(); ++r)
+    buffers_[static_cast<std::size_t>(by_name[r])].name_rank = static_cast<int>(r);
   finalized_ = true;
 }
 

@@ -372,6 +372,35 @@ constexpr detail::merged_loops scheduler<Policy>::normalized(const access& a) {
 }
 
 template <class Policy>
+constexpr int scheduler<Policy>::merged_form_slot(int id, bool stride_order) const {
+  if (id >= g_.access_count()) return -1;
+  auto& memo = stride_order ? tmp_->stride_ordered : tmp_->normalized;
+  if (memo.slot.empty()) memo.slot.assign(static_cast<std::size_t>(g_.access_count()), -1);
+  int& slot = memo.slot[static_cast<std::size_t>(id)];
+  if (slot < 0) {
+    slot = static_cast<int>(memo.loops.size());
+    if (stride_order) memo.loops.push_back(stride_ordered(get_access(id)));
+    else memo.loops.push_back(normalized(get_access(id)));
+  }
+  return slot;
+}
+
+template <class Policy>
+constexpr bool scheduler<Policy>::same_merged_form(int a, int b, bool stride_order) const {
+  // (No ?: between the two forms: GCC 12 frees a vector of the result in constant evaluation.)
+  auto form = [&](const access& x) {
+    if (stride_order) return stride_ordered(x);
+    return normalized(x);
+  };
+  const int sa = merged_form_slot(a, stride_order), sb = merged_form_slot(b, stride_order);
+  const auto& loops = (stride_order ? tmp_->stride_ordered : tmp_->normalized).loops;
+  if (sa >= 0 && sb >= 0) return loops[static_cast<std::size_t>(sa)] == loops[static_cast<std::size_t>(sb)];
+  if (sa >= 0) return loops[static_cast<std::size_t>(sa)] == form(get_access(b));
+  if (sb >= 0) return form(get_access(a)) == loops[static_cast<std::size_t>(sb)];
+  return form(get_access(a)) == form(get_access(b));
+}
+
+template <class Policy>
 constexpr detail::merged_loops scheduler<Policy>::stride_ordered(const access& a) {
   std::vector<std::size_t> order(a.sizes.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

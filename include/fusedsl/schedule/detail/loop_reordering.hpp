@@ -6,9 +6,11 @@
 #include <algorithm>  // std::sort
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t
+#include <string>     // std::string
 #include <vector>     // std::vector
 
 #include <fusedsl/graph/detail/elements.hpp>            // detail::elements
+#include <fusedsl/graph/detail/index_expr.hpp>          // detail::canonical_index, analyse_index
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
 
 namespace fusedsl {
@@ -41,8 +43,9 @@ constexpr int scheduler<Policy>::intern_access(const access& a) {
 
 template <class Policy>
 constexpr std::vector<std::size_t> scheduler<Policy>::loop_order_to_match(const access& self, const access& other) {
+  // Strides as Inductor's stride hints read them, affine or not (ModularIndexing too).
   auto fits = [](const access& a) {
-    if (!a.affine) return false;
+    if (!a.evaluable || a.indirect) return false;
     for (std::size_t i = 0; i < a.sizes.size(); ++i)
       if (a.sizes[i] <= 1 || i >= a.strides.size() || a.strides[i] == 0) return false;
     for (std::size_t i = 0; i < a.strides.size(); ++i)
@@ -60,6 +63,32 @@ constexpr std::vector<std::size_t> scheduler<Policy>::loop_order_to_match(const 
   return order;
 }
 
+namespace detail {
+
+/// A non-affine access with its loops in `order` (loop j of the result is loop order[j]
+/// of `a`), the loop sizes then being `sizes`: the variables of its text renamed.
+constexpr access permuted_text_access(const access& a, const std::vector<std::size_t>& order,
+                                      const std::vector<std::int64_t>& sizes) {
+  std::vector<std::string> old_names;
+  std::size_t keep = 0;
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    old_names.push_back(detail::var_name(order[j]));
+    if (order[j] < a.sizes.size()) keep = j + 1;
+  }
+  access na;
+  na.text = detail::canonical_index(a.text, old_names);
+  na.sizes.assign(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(keep));
+  auto info = detail::analyse_index(na.text, keep);
+  na.indirect = info.indirect;
+  na.evaluable = info.evaluable;
+  na.affine = info.affine;
+  na.offset = info.offset;
+  na.strides = std::move(info.strides);
+  return na;
+}
+
+}  // namespace detail
+
 template <class Policy>
 constexpr bool scheduler<Policy>::reorder_loops(int s, int self_dep, int other_dep) {
   const sched_node& S = node(s);
@@ -76,12 +105,16 @@ constexpr bool scheduler<Policy>::reorder_loops(int s, int self_dep, int other_d
   if (!sizes || sizes->size() != sa.sizes.size() || sa.sizes.size() != oa.sizes.size()) return false;
   auto order = loop_order_to_match(sa, oa);
   if (order.empty()) return false;
-  // Every MemoryDep of the members must be affine for us to rewrite it.
+  const std::size_t nv = order.size();
+  // A MemoryDep given as text is rewritten by renaming its variables; one over more
+  // variables than the node has, or with names we marked as not variables, is not.
   for (int m : detail::elements(S.members))
     for (const auto* list : {&node(m).reads, &node(m).writes})
-      for (int d : detail::elements(*list))
-        if (get_dep(d).kind == dep_kind::memory && !get_access(get_dep(d).access).affine) return false;
-  const std::size_t nv = order.size();
+      for (int d : detail::elements(*list)) {
+        if (get_dep(d).kind != dep_kind::memory) continue;
+        const access& a = get_access(get_dep(d).access);
+        if (!a.affine && (a.sizes.size() > nv || a.text.find('?') != std::string::npos)) return false;
+      }
   for (int m : detail::elements(S.members)) {
     std::vector<std::int64_t> old = ranges(m), fresh(nv);
     for (std::size_t j = 0; j < nv; ++j) fresh[j] = old[order[j]];
@@ -98,6 +131,11 @@ constexpr bool scheduler<Policy>::reorder_loops(int s, int self_dep, int other_d
         dep dd = get_dep(d);
         if (dd.kind != dep_kind::memory) continue;
         const access& a = get_access(dd.access);
+        if (!a.affine) {
+          dd.access = intern_access(detail::permuted_text_access(a, order, fresh));
+          d = intern_dep(dd);
+          continue;
+        }
         access na;
         na.affine = na.evaluable = true;
         na.offset = a.offset;
@@ -135,7 +173,8 @@ constexpr std::int64_t scheduler<Policy>::shared_data_after_reordering_loop(int 
         if (get_dep(d).buffer == buf) found = d;
     return found;
   };
-  std::vector<int> common;
+  std::vector<int>& common = tmp_->common;
+  common.clear();
   for (const auto* list : {&A.reads, &A.writes})
     for (int d : detail::elements(*list)) {
       int buf = get_dep(d).buffer;
@@ -152,7 +191,7 @@ constexpr std::int64_t scheduler<Policy>::shared_data_after_reordering_loop(int 
     if (ld.kind == dep_kind::memory && rd.kind == dep_kind::memory) {
       const access& la = get_access(ld.access);
       const access& ra = get_access(rd.access);
-      same = (la.affine && ra.affine) ? stride_ordered(la) == stride_ordered(ra) : l == r;
+      same = (la.affine && ra.affine) ? same_merged_form(ld.access, rd.access, true) : l == r;
     } else {
       same = l == r;
     }
@@ -171,7 +210,7 @@ constexpr std::int64_t scheduler<Policy>::shared_data_after_reordering_loop(int 
   const access& la = get_access(ld.access);
   const access& ra = get_access(rd.access);
   if (la.sizes.size() != ra.sizes.size()) {
-    if (la.affine && ra.affine && normalized(la) == normalized(ra)) return ld.bytes;
+    if (la.affine && ra.affine && same_merged_form(ld.access, rd.access, false)) return ld.bytes;
     return -1;
   }
   bool done = false;

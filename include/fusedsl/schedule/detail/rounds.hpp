@@ -56,12 +56,6 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
   tmp_->buf_mark.assign(static_cast<std::size_t>(g.buffer_count()), 0);
   tmp_->node_mark.assign(static_cast<std::size_t>(n), 0);
   tmp_->node_seen.assign(static_cast<std::size_t>(2 * n), 0);
-  // Buffer names ranked alphabetically: the topological sort visits deps by name.
-  std::vector<int> byname(static_cast<std::size_t>(g.buffer_count()));
-  for (int b = 0; b < g.buffer_count(); ++b) byname[static_cast<std::size_t>(b)] = b;
-  std::sort(byname.begin(), byname.end(), [&](int x, int y) { return g.buffer_name(x) < g.buffer_name(y); });
-  name_rank_.assign(byname.size(), 0);
-  for (std::size_t r = 0; r < byname.size(); ++r) name_rank_[static_cast<std::size_t>(byname[r])] = static_cast<int>(r);
   // Inductor's create_foreach_nodes: each foreach group becomes one node over its members,
   // placed after the other nodes, and the list is sorted topologically as it stands.
   if (g.foreach_groups().empty()) return;
@@ -284,7 +278,7 @@ constexpr void scheduler<Policy>::topological_sort(bool keep_order) {
     for (int d : detail::elements(node(alive_[i]).unmet)) {
       int buf = get_dep(d).buffer;
       int o = owner_[static_cast<std::size_t>(buf)];
-      if (o >= 0) deps.push_back({name_rank_[static_cast<std::size_t>(buf)], o});
+      if (o >= 0) deps.push_back({g_.buffer(buf).name_rank, o});
     }
     if (deps.size() > 1) detail::python_sort(deps, [](const auto& x, const auto& y) { return x.first < y.first; });
     for (const auto& d : detail::elements(deps)) producers.push_back(d.second);

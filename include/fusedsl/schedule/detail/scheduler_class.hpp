@@ -160,6 +160,11 @@ class scheduler {
 
   // Loops sorted by decreasing stride, then merged (MemoryDep.normalize_with_stride_order()).
   static constexpr detail::merged_loops stride_ordered(const access& a);
+  // Whether accesses a and b have the same stride_ordered (or else normalized) form. The
+  // loop-reordering round asks this of every pair of nodes sharing a buffer: the forms of
+  // the graph's accesses are computed once (merged_form_slot: their place in the memo).
+  constexpr bool same_merged_form(int a, int b, bool stride_order) const;
+  constexpr int merged_form_slot(int id, bool stride_order) const;
 
   constexpr bool read_outside(int buf, const sched_node& A, const sched_node& B) const;
 
@@ -269,7 +274,7 @@ class scheduler {
   std::vector<sched_node> sched_;
   std::vector<std::vector<std::int64_t>> ranges_;
   std::vector<std::vector<int>> loop_orders_;  // per graph node, see plan::loop_orders
-  std::vector<int> fused_of_, alive_, name_rank_, owner_, index_in_round_;
+  std::vector<int> fused_of_, alive_, owner_, index_in_round_;
   std::vector<char> dead_;
   // Per max_order, the lowest min_order of the fused nodes made so far (for
   // will_fusion_create_cycle). A fused node that is fused again stays in: the node it
@@ -306,6 +311,12 @@ class scheduler {
     std::vector<char> seen;
     std::vector<int> names, groups;        // can_fuse_vertical
     std::vector<peak_key> keys_a, keys_b;  // can_fusion_increase_peak_memory
+    std::vector<int> common;               // shared_data_after_reordering_loop
+    struct loops_memo {
+      std::vector<detail::merged_loops> loops;  // in the order computed
+      std::vector<int> slot;                    // per graph access: its place in loops, or -1
+    };
+    loops_memo stride_ordered, normalized;  // same_merged_form
   };
   scratch* tmp_ = new scratch{};
 };
