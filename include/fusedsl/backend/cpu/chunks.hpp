@@ -44,6 +44,31 @@ inline constexpr std::int64_t chunk = 128;
 /// elements does not pay a chunk's setup and a reduction's merge of its own.
 inline std::int64_t rows_per_chunk(std::int64_t cols) { return cols > 0 && 4 * cols <= chunk ? chunk / cols : 1; }
 
+/// `rows` values `row_step` apart from `from`, each repeated `C` times into
+/// `to` (a column vector's rows of C): with C known the stores unroll.
+template <int C, class T>
+FUSEDSL_FORCEINLINE void repeat_along_fixed_rows(T* to, const T* from, std::int64_t rows, std::int64_t row_step) {
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (int j = 0; j < C; ++j) to[i * C + j] = from[i * row_step];
+}
+
+/// The same for `cols` of any width; widths 2 and 4 unroll (a loop over 2
+/// copies of a value ran slower than the element-wise copy it replaces, and
+/// for 3 the unrolled copy was slower than the loop; figures: bench/RESULTS.md).
+template <class T>
+FUSEDSL_FORCEINLINE void repeat_along_rows(T* to, const T* from, std::int64_t rows, std::int64_t row_step,
+                                           std::int64_t cols) {
+  switch (cols) {
+    case 2: return repeat_along_fixed_rows<2>(to, from, rows, row_step);
+    case 4: return repeat_along_fixed_rows<4>(to, from, rows, row_step);
+    default:
+      for (std::int64_t i = 0; i < rows; ++i) {
+        const T value = from[i * row_step];
+        for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = value;
+      }
+  }
+}
+
 /// A gathered leaf's slot in a chunk: x's memory, its stride and size along
 /// the gathered axis, and each element's offset with the axis at 0.
 struct gathered_chunk {
@@ -186,6 +211,10 @@ struct chunk_leaves {
           spread_from[k] = from;
           spread[k] = -rows * cols;  // negative: rows repeated, not one element
         }
+        leaf[k] = to;
+      } else if (step[k] == 0) {  // one value per row (a column vector), repeated along it
+        spread_from[k] = nullptr;
+        repeat_along_rows(to, from, rows, row_step[k], cols);
         leaf[k] = to;
       } else {
         spread_from[k] = nullptr;
