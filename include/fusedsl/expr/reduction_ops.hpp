@@ -328,10 +328,10 @@ struct moment : reduction_base {
     merge(s, state<T>{mean, squares[0], T(count)});
   }
   /// Adds `rows` short rows of `cols` values (row i at v + i * cols, rows * cols <=
-  /// capacity) into states s[0..rows): the rows transposed into a column per
-  /// position, so that every step (the sums, the means, the squared deviations)
-  /// is a loop across the rows that the compiler vectorizes; each row adds in
-  /// order of its elements, as add_block's two passes.
+  /// capacity) into the fresh states s[0..rows): the rows transposed into a column
+  /// per position, so that every step (the sums, the means, the squared deviations,
+  /// the states) is a loop across the rows that the compiler vectorizes; each row
+  /// adds in order of its elements, as add_block's two passes.
   template <int capacity, class T>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void add_rows(state<T>* s, const T* v, std::int64_t rows,
                                                                   std::int64_t cols) const {
@@ -344,7 +344,7 @@ struct moment : reduction_base {
     for (std::int64_t j = 0; j < cols; ++j)
       for (std::int64_t i = 0; i < rows; ++i)  // vectorized: squares of short rows
         m2[i] += (t[j * rows + i] - sum[i]) * (t[j * rows + i] - sum[i]);
-    for (std::int64_t i = 0; i < rows; ++i) merge(s[i], state<T>{sum[i], m2[i], T(cols)});
+    for (std::int64_t i = 0; i < rows; ++i) s[i] = state<T>{sum[i], m2[i], T(cols)};  // a fresh state merged
   }
   template <class T>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE constexpr void merge(state<T>& s, const state<T>& o) const {

@@ -7,7 +7,7 @@
 #include <algorithm>    // std::min, std::max
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
-#include <type_traits>  // std::remove_cvref_t, std::is_same_v
+#include <type_traits>  // std::remove_cvref_t, std::is_same_v, std::is_base_of_v
 #include <utility>      // std::declval
 
 #include <fusedsl/backend/cpu/chunks.hpp>          // chunk, chunk_leaves, chunk_reader, evaluate_chunk, tile_operands
@@ -18,7 +18,7 @@
 #include <fusedsl/core/shape.hpp>                  // shape
 #include <fusedsl/expr/evaluate.hpp>               // evaluate
 #include <fusedsl/expr/gather.hpp>                 // is_computed_leaf
-#include <fusedsl/expr/reduction_ops.hpp>          // ops::max, ops::min
+#include <fusedsl/expr/reduction_ops.hpp>          // ops::max, ops::min, ops::logsumexp
 #include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t, is_pointwise_node
 #include <fusedsl/runtime/nodes.hpp>               // node_runtime
 
@@ -264,14 +264,24 @@ FUSEDSL_FORCEINLINE void add_fixed_rows(const R& r, const Acc* values, std::int6
   }
 }
 
+/// True when reduction `R` adds rows of 2 to 8 elements faster in a loop of
+/// their width than otherwise: not argmax and argmin (their positioned adds
+/// ran 3x slower so), nor logsumexp (an element's add rescales the sum: 2.3x
+/// slower than its add_rows). The variance's Welford adds do (2.6x).
+template <class R>
+inline constexpr bool adds_fixed_rows = [] {
+  using Op = std::remove_cvref_t<decltype(std::declval<const R&>().op)>;
+  return !takes_positioned_blocks<R, reduction_state<R>> && !std::is_base_of_v<ops::logsumexp, Op>;
+}();
+
 /// add_fixed_rows for the widths that have a loop of their own (row sums of
 /// 2 to 8 elements 1.6-2.5x faster than four rows side by side; of 10 a
 /// softmax's max was slower, figures: bench/RESULTS.md); false for other
-/// widths, and for argmax and argmin, whose positioned adds ran 3x slower so.
+/// widths and reductions that do not (`adds_fixed_rows`).
 template <class Out, class R, class Acc>
 FUSEDSL_FORCEINLINE bool add_rows_of_fixed_width(const R& r, const Acc* values, std::int64_t rows, std::int64_t cols,
                                                  Out* row_out, std::int64_t out_row_step) {
-  if constexpr (takes_positioned_blocks<R, reduction_state<R>>) return false;
+  if constexpr (!adds_fixed_rows<R>) return false;
   switch (cols) {
     case 2: add_fixed_rows<2>(r, values, rows, row_out, out_row_step); return true;
     case 3: add_fixed_rows<3>(r, values, rows, row_out, out_row_step); return true;
@@ -311,15 +321,15 @@ FUSEDSL_CPU_KERNEL void short_reduction_rows(const R& reduction, const node_runt
     // overlap (a logsumexp's or a variance's add is a long chain), and four
     // states stay in registers.
     Out* row_out = out + axes.row_offset(row, n.out.strides) - t.out_bias;
+    if (add_rows_of_fixed_width(r, values, rows, cols, row_out, out_row_step)) {
+      row += rows;
+      continue;
+    }
     if constexpr (takes_rows<R, reduction_state<R>>) {
       reduction_state<R> states[chunk];
       r.op.template add_rows<chunk>(states, values, rows, cols);
       for (std::int64_t i = 0; i < rows; ++i)
         row_out[i * out_row_step] = static_cast<Out>(r.op.finish(states[i], cols));
-      row += rows;
-      continue;
-    }
-    if (add_rows_of_fixed_width(r, values, rows, cols, row_out, out_row_step)) {
       row += rows;
       continue;
     }
