@@ -3,7 +3,7 @@
 /// shared buffers, scoring, greedy fusion in score order), the topological sort
 /// and the plan.
 #pragma once
-#include <algorithm>  // std::sort, std::min
+#include <algorithm>  // std::sort, std::min, std::all_of
 #include <cstddef>    // std::size_t
 #include <utility>    // std::pair, std::move
 #include <vector>     // std::vector
@@ -72,12 +72,31 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
 template <class Policy>
 constexpr plan scheduler<Policy>::run() {
   plan p;
+  bool fused_last = true;  // the last round fused some pair
+  std::size_t examined_last = 0;
   for (int round = 0; round < cfg_.max_rounds; ++round) {
-    std::size_t before = alive_.size();
+    const std::size_t before = alive_.size(), examined_before = p.pairs_examined;
     fuse_nodes_once(false, p);
-    if (alive_.size() == before || alive_.size() == 1) break;
+    examined_last = p.pairs_examined - examined_before;
+    fused_last = alive_.size() != before;
+    if (!fused_last || alive_.size() == 1) break;
   }
-  if (cfg_.loop_ordering_after_fusion) fuse_nodes_once(true, p);
+  if (cfg_.loop_ordering_after_fusion) {
+    // A round that fused nothing decides the reordering round too when no node's loops
+    // may be reordered (every node on the C++ backend): the same pairs, the same
+    // outcomes. Its log is repeated, not computed again.
+    const bool may_reorder = !std::all_of(alive_.begin(), alive_.end(), [&](int s) { return cpp_rules(s, s); });
+    if (fused_last || may_reorder) {
+      fuse_nodes_once(true, p);
+    } else {
+      p.pairs_examined += examined_last;
+      if (cfg_.record_log) {
+        round_log repeated = p.rounds.back();
+        repeated.reorder_round = true;
+        p.rounds.push_back(std::move(repeated));
+      }
+    }
+  }
   finish(p);
   return p;
 }
