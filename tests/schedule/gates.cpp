@@ -534,6 +534,30 @@ TEST_CASE("C++ backend: loops merged into one do not share a reduction's outer l
   CHECK(std::string(fx::to_string(why_no_fuse::cpp_loops)).starts_with("C++ backend: the loops"));
 }
 
+TEST_CASE("C++ backend: the loop-reordering round repeats a last round that fused nothing") {
+  // No loops are reordered on the C++ backend: after a round that fused nothing, the
+  // reordering round would examine the same pairs with the same outcomes.
+  auto g = cpu_softmax({Rows * Cols});
+  auto p = fx::fuse_nodes(g, cpp_on());
+  REQUIRE(p.rounds.size() >= 2);
+  const auto& last = p.rounds.back();
+  const auto& before = p.rounds[p.rounds.size() - 2];
+  CHECK(last.reorder_round);
+  CHECK_FALSE(before.reorder_round);
+  CHECK(before.nodes_after == before.node_count());
+  CHECK(last.member_nodes == before.member_nodes);
+  CHECK(before.pairs_examined > 0);
+  CHECK(last.pairs_examined == before.pairs_examined);
+  CHECK(last.candidates.size() == before.candidates.size());
+  std::size_t examined = 0;
+  for (const auto& r : p.rounds) examined += r.pairs_examined;
+  CHECK(p.pairs_examined == examined);
+  // Without the log the plan counts the same pairs.
+  fx::fuse_config quiet = cpp_on();
+  quiet.record_log = false;
+  CHECK(fx::fuse_nodes(g, quiet).pairs_examined == examined);
+}
+
 TEST_CASE("C++ backend: horizontal fusions, their size limit and templates") {
   const dep_spec x = fx::memory_dep("x", "c0", {Rows * Cols}, 4 * Rows * Cols);
   auto out = [](const char* b) { return fx::memory_dep(b, "c0", {Rows * Cols}, 4 * Rows * Cols); };
