@@ -46,7 +46,7 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
     s.min_order = s.max_order = i;
     s.group_of = i;
     sched_.push_back(std::move(s));
-    ranges_.push_back(nd.ranges);
+    ranges_.emplace_back();
     loop_orders_.emplace_back();
     fused_of_.push_back(i);
     alive_.push_back(i);

@@ -90,7 +90,10 @@ class scheduler {
     return id < g_.access_count() ? g_.get_access(id) : extra_access_[id - g_.access_count()];
   }
   /// Loop ranges of graph node `i` (pointwise then reduction; permuted by loop reordering).
-  constexpr const std::vector<std::int64_t>& ranges(int i) const { return ranges_[static_cast<std::size_t>(i)]; }
+  constexpr const std::vector<std::int64_t>& ranges(int i) const {
+    const auto& reordered = ranges_[static_cast<std::size_t>(i)];
+    return reordered.empty() ? g_.node(i).ranges : reordered;
+  }
   /// How many of ranges(i) are pointwise.
   constexpr std::size_t pointwise_ranges(int i) const { return g_.node(i).pointwise_ranges; }
 
@@ -272,8 +275,8 @@ class scheduler {
   fuse_config cfg_;
   Policy policy_;
   std::vector<sched_node> sched_;
-  std::vector<std::vector<std::int64_t>> ranges_;
-  std::vector<std::vector<int>> loop_orders_;  // per graph node, see plan::loop_orders
+  std::vector<std::vector<std::int64_t>> ranges_;  // per graph node once its loops are reordered, else empty
+  std::vector<std::vector<int>> loop_orders_;      // per graph node, see plan::loop_orders
   std::vector<int> fused_of_, alive_, owner_, index_in_round_;
   std::vector<char> dead_;
   // Per max_order, the lowest min_order of the fused nodes made so far (for
