@@ -257,7 +257,7 @@ FUSEDSL_CPU_KERNEL void reduction_rows_along(const R& reduction, const node_runt
 template <int C, class Out, class R, class Acc>
 FUSEDSL_FORCEINLINE void add_fixed_rows(const R& r, const Acc* values, std::int64_t rows, Out* row_out,
                                         std::int64_t out_row_step) {
-  for (std::int64_t i = 0; i < rows; ++i) {
+  for (std::int64_t i = 0; i < rows; ++i) {  // vectorized: rows of fixed width
     reduction_state<R> state{};
     for (int j = 0; j < C; ++j) r.op.add(state, values[i * C + j], j);
     row_out[i * out_row_step] = static_cast<Out>(r.op.finish(state, C));
