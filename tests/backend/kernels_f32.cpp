@@ -38,7 +38,7 @@ TEST_CASE("short rows: several rows per chunk, groups of rows along the innermos
   // Rows of at most a quarter of a chunk are evaluated several at a time (prepare_rows,
   // short_reduction_rows): rows of 1, of 2, 3, 4 and 8 (each a loop of its own,
   // add_rows_of_fixed_width), 10, 32 (the limit) and 33 (one at a time), a column vector
-  // repeated along them (repeat_along_rows: 2, 3 and 4 a loop of their own), a
+  // repeated along them (repeat_along_rows: 2 and 4 a loop of their own), a
   // kept axis of 7 that a chunk's rows must not cross, views whose rows are not contiguous,
   // and 1, 2 and 3 threads (ranges that start inside a row).
   constexpr fx::in<"x", float, 3> x;

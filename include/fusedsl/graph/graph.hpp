@@ -40,6 +40,21 @@ struct dep_hash {
   }
 };
 
+/// The access of a canonical index text over loops of `sizes`, analysed (analyse_index).
+/// (A string_view: g++ 12 cannot move from a by-value std::string in constant evaluation.)
+constexpr access text_access(std::string_view canon, const std::vector<std::int64_t>& sizes) {
+  access a;
+  a.sizes = sizes;
+  a.text = canon;
+  auto info = analyse_index(a.text, sizes.size());
+  a.indirect = info.indirect;
+  a.evaluable = info.evaluable;
+  a.affine = info.affine;
+  a.offset = info.offset;
+  a.strides = std::move(info.strides);
+  return a;
+}
+
 }  // namespace detail
 
 /// One user of a buffer; `weak` users only order themselves after the writer.
@@ -285,13 +300,7 @@ constexpr int graph::compile_dep(const node_spec& n, const dep_spec& d) {
         throw error("node " + n.name + ": MemoryDep on " + d.buffer + " has " +
                     detail::to_decimal(static_cast<std::int64_t>(d.sizes.size())) + " sizes but " +
                     detail::to_decimal(static_cast<std::int64_t>(vars.size())) + " var_names");
-      a.text = detail::canonical_index(d.index, vars);
-      auto info = detail::analyse_index(a.text, vars.size());
-      a.indirect = info.indirect;
-      a.evaluable = info.evaluable;
-      a.affine = info.affine;
-      a.offset = info.offset;
-      a.strides = std::move(info.strides);
+      a = detail::text_access(detail::canonical_index(d.index, vars), d.sizes);
     }
     out.access = accesses_.intern(a);
   } else if (d.kind == dep_kind::weak) {

@@ -372,6 +372,13 @@ constexpr detail::merged_loops scheduler<Policy>::normalized(const access& a) {
 }
 
 template <class Policy>
+constexpr detail::merged_loops scheduler<Policy>::merged_form(const access& a, bool stride_order) {
+  // (No ?: between the two forms: GCC 12 frees a vector of the result in constant evaluation.)
+  if (stride_order) return stride_ordered(a);
+  return normalized(a);
+}
+
+template <class Policy>
 constexpr int scheduler<Policy>::merged_form_slot(int id, bool stride_order) const {
   if (id >= g_.access_count()) return -1;
   auto& memo = stride_order ? tmp_->stride_ordered : tmp_->normalized;
@@ -379,25 +386,20 @@ constexpr int scheduler<Policy>::merged_form_slot(int id, bool stride_order) con
   int& slot = memo.slot[static_cast<std::size_t>(id)];
   if (slot < 0) {
     slot = static_cast<int>(memo.loops.size());
-    if (stride_order) memo.loops.push_back(stride_ordered(get_access(id)));
-    else memo.loops.push_back(normalized(get_access(id)));
+    memo.loops.push_back(merged_form(get_access(id), stride_order));
   }
   return slot;
 }
 
 template <class Policy>
 constexpr bool scheduler<Policy>::same_merged_form(int a, int b, bool stride_order) const {
-  // (No ?: between the two forms: GCC 12 frees a vector of the result in constant evaluation.)
-  auto form = [&](const access& x) {
-    if (stride_order) return stride_ordered(x);
-    return normalized(x);
-  };
+  // Both slots first: computing the second may grow the memo.
   const int sa = merged_form_slot(a, stride_order), sb = merged_form_slot(b, stride_order);
   const auto& loops = (stride_order ? tmp_->stride_ordered : tmp_->normalized).loops;
-  if (sa >= 0 && sb >= 0) return loops[static_cast<std::size_t>(sa)] == loops[static_cast<std::size_t>(sb)];
-  if (sa >= 0) return loops[static_cast<std::size_t>(sa)] == form(get_access(b));
-  if (sb >= 0) return form(get_access(a)) == loops[static_cast<std::size_t>(sb)];
-  return form(get_access(a)) == form(get_access(b));
+  detail::merged_loops fa, fb;  // forms of accesses interned while scheduling
+  if (sa < 0) fa = merged_form(get_access(a), stride_order);
+  if (sb < 0) fb = merged_form(get_access(b), stride_order);
+  return (sa >= 0 ? loops[static_cast<std::size_t>(sa)] : fa) == (sb >= 0 ? loops[static_cast<std::size_t>(sb)] : fb);
 }
 
 template <class Policy>

@@ -10,7 +10,8 @@
 #include <vector>     // std::vector
 
 #include <fusedsl/graph/detail/elements.hpp>            // detail::elements
-#include <fusedsl/graph/detail/index_expr.hpp>          // detail::canonical_index, analyse_index
+#include <fusedsl/graph/detail/index_expr.hpp>          // detail::canonical_index, detail::var_name
+#include <fusedsl/graph/graph.hpp>                      // detail::text_access
 #include <fusedsl/schedule/detail/scheduler_class.hpp>  // scheduler
 
 namespace fusedsl {
@@ -75,16 +76,8 @@ constexpr access permuted_text_access(const access& a, const std::vector<std::si
     old_names.push_back(detail::var_name(order[j]));
     if (order[j] < a.sizes.size()) keep = j + 1;
   }
-  access na;
-  na.text = detail::canonical_index(a.text, old_names);
-  na.sizes.assign(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(keep));
-  auto info = detail::analyse_index(na.text, keep);
-  na.indirect = info.indirect;
-  na.evaluable = info.evaluable;
-  na.affine = info.affine;
-  na.offset = info.offset;
-  na.strides = std::move(info.strides);
-  return na;
+  return text_access(canonical_index(a.text, old_names),
+                     std::vector<std::int64_t>(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(keep)));
 }
 
 }  // namespace detail

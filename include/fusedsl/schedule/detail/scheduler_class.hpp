@@ -163,9 +163,11 @@ class scheduler {
 
   // Loops sorted by decreasing stride, then merged (MemoryDep.normalize_with_stride_order()).
   static constexpr detail::merged_loops stride_ordered(const access& a);
-  // Whether accesses a and b have the same stride_ordered (or else normalized) form. The
-  // loop-reordering round asks this of every pair of nodes sharing a buffer: the forms of
-  // the graph's accesses are computed once (merged_form_slot: their place in the memo).
+  // stride_ordered(a), or else normalized(a).
+  static constexpr detail::merged_loops merged_form(const access& a, bool stride_order);
+  // Whether accesses a and b have the same merged form. The loop-reordering round asks
+  // this of every pair of nodes sharing a buffer: the forms of the graph's accesses are
+  // computed once (merged_form_slot: their place in the memo).
   constexpr bool same_merged_form(int a, int b, bool stride_order) const;
   constexpr int merged_form_slot(int id, bool stride_order) const;
 
