@@ -40,7 +40,9 @@ TEST_CASE("short rows: several rows per chunk, groups of rows along the innermos
   // add_rows_of_fixed_width), 10, 32 (the limit) and 33 (one at a time), a column vector
   // repeated along them (repeat_along_rows: 2 and 4 a loop of their own), a
   // kept axis of 7 that a chunk's rows must not cross, views whose rows are not contiguous,
-  // and 1, 2 and 3 threads (ranges that start inside a row).
+  // and 1, 2 and 3 threads (ranges that start inside a row). A layernorm's rsqrt(var + s)
+  // is computed once per row from rows of 4 on (evaluate_rows_held), also when it reads a 0-d
+  // tensor; rsqrt(z * z + 1) reads z, which moves along the row: it is computed per element.
   constexpr fx::in<"x", float, 3> x;
   constexpr fx::in<"b", float, 1> b;
   constexpr fx::in<"c", float, 3> c;
@@ -49,10 +51,17 @@ TEST_CASE("short rows: several rows per chunk, groups of rows along the innermos
   constexpr fx::out<"a", std::int64_t, 3> a;
   constexpr fx::out<"v", float, 3> v;
   constexpr fx::out<"l", float, 3> l;
+  constexpr fx::in<"s", float, 0> s;
+  constexpr fx::out<"ln", float, 3> ln;
   constexpr fx::program prog{y = fx::exp(x - fx::max(x, fx::axis<2>)) /
                                  fx::sum(fx::exp(x - fx::max(x, fx::axis<2>)), fx::axis<2>),
-                             z = x * 2.0f + b - c, a = fx::argmax(x, fx::axis<2>), v = fx::var(x, fx::axis<2>),
-                             l = fx::logsumexp(x, fx::axis<2>)};
+                             z = x * 2.0f + b - c,
+                             a = fx::argmax(x, fx::axis<2>),
+                             v = fx::var(x, fx::axis<2>),
+                             l = fx::logsumexp(x, fx::axis<2>),
+                             ln = (x - fx::mean(x, fx::axis<2>)) *
+                                      fx::rsqrt(fx::var(x, fx::axis<2>, fx::correction{0}) + s) +
+                                  fx::rsqrt(z * z + 1.0f)};
   const int threads = omp_get_max_threads();
   for (const std::int64_t cols : {1, 2, 3, 4, 8, 10, 32, 33})
     for (const std::int64_t outer : {1, 5, 300}) {
@@ -61,6 +70,7 @@ TEST_CASE("short rows: several rows per chunk, groups of rows along the innermos
       const auto wide = fx::testing::random_tensor<float>({outer, 9, cols + 2}, 52);  // rows 2 apart, padded
       const auto bias = fx::testing::random_tensor<float>({cols}, 53);
       const auto column = fx::testing::random_tensor<float>({outer, 7, 1}, 54);
+      const auto eps = fx::tensor<float>::full({}, 1e-3f);
       const auto padded = wide.slice(1, 1, 8, 1).slice(2, 2, cols + 2, 1);
       for (const auto& [binding, view] : {std::pair{"dense", dense.view()}, std::pair{"padded rows", padded}})
         for (int n : {1, 2, 3}) {
@@ -71,9 +81,11 @@ TEST_CASE("short rows: several rows per chunk, groups of rows along the innermos
             auto out_y = kernel_classes::fresh<float>(sizes), out_z = kernel_classes::fresh<float>(sizes);
             auto out_a = kernel_classes::fresh<std::int64_t>(reduced);
             auto out_v = kernel_classes::fresh<float>(reduced), out_l = kernel_classes::fresh<float>(reduced);
-            kernel_classes::run(how, prog, x(view), b(bias), c(column), y(out_y), z(out_z), a(out_a), v(out_v),
-                                l(out_l));
-            return std::tuple{std::move(out_y), std::move(out_z), std::move(out_a), std::move(out_v), std::move(out_l)};
+            auto out_n = kernel_classes::fresh<float>(sizes);
+            kernel_classes::run(how, prog, x(view), b(bias), c(column), s(eps), y(out_y), z(out_z), a(out_a), v(out_v),
+                                l(out_l), ln(out_n));
+            return std::tuple{std::move(out_y), std::move(out_z), std::move(out_a),
+                              std::move(out_v), std::move(out_l), std::move(out_n)};
           });
         }
       omp_set_num_threads(threads);

@@ -155,6 +155,14 @@
 #  endif
 #endif
 
+/// Shortest rows whose invariant subexpressions the CPU kernels compute once
+/// per row when a chunk holds several rows (the rsqrt of an rmsnorm: rows
+/// of 4 to 16 1.2-1.8x faster); on rows of 3, staging the rows' values cost
+/// more than computing them per element (figures: bench/RESULTS.md).
+#ifndef FUSEDSL_CPU_HELD_ROW_LENGTH
+#  define FUSEDSL_CPU_HELD_ROW_LENGTH 4
+#endif
+
 /// Rows each thread of the CUDA column kernel adds at least, per chunk of
 /// rows: fewer chunks than the device could hold when the columns are few,
 /// so that a thread's loads outweigh its merge tree and the second kernel

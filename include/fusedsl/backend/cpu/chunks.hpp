@@ -11,15 +11,17 @@
 #include <algorithm>    // std::max
 #include <cstddef>      // std::byte, std::size_t
 #include <cstdint>      // std::int64_t
-#include <type_traits>  // std::is_same_v, std::is_void_v, std::is_floating_point_v
+#include <type_traits>  // std::is_same_v, std::is_void_v, std::is_floating_point_v, std::is_base_of_v
+#include <utility>      // std::index_sequence, std::make_index_sequence
 
-#include <fusedsl/core/config.hpp>    // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE, FUSEDSL_INDEPENDENT_ITERATIONS
-#include <fusedsl/core/hana.hpp>      // hana::for_each, hana::unpack
-#include <fusedsl/core/numerics.hpp>  // kernel_numerics, compute_t
-#include <fusedsl/expr/evaluate.hpp>  // evaluate, reader_holds
-#include <fusedsl/expr/gather.hpp>    // is_computed_leaf, is_gathered_leaf
-#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_types, loop_gathers, is_inlined, makes_node, children
-#include <fusedsl/runtime/nodes.hpp>  // node_runtime
+#include <fusedsl/core/config.hpp>         // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE, FUSEDSL_INDEPENDENT_ITERATIONS
+#include <fusedsl/core/hana.hpp>           // hana::for_each, hana::unpack
+#include <fusedsl/core/numerics.hpp>       // kernel_numerics, compute_t
+#include <fusedsl/expr/evaluate.hpp>       // evaluate, reader_holds, detail::operand_first_slot
+#include <fusedsl/expr/gather.hpp>         // is_computed_leaf, is_gathered_leaf, is_gather_node
+#include <fusedsl/expr/pointwise_ops.hpp>  // ops::rule::floating
+#include <fusedsl/expr/traverse.hpp>       // leaf_slots, leaf_types, loop_gathers, is_inlined, makes_node, children
+#include <fusedsl/runtime/nodes.hpp>       // node_runtime
 
 namespace fusedsl::cpu_detail {
 
@@ -394,6 +396,146 @@ FUSEDSL_FORCEINLINE void evaluate_chunk_held(const E& e, const void* const* leaf
   for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk_held
     values[i] =
         static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(held_chunk_reader{leaf, i, local}, shared)));
+}
+
+/// Calls `f.template operator()<First>(c)` for each subexpression `c` of `e`
+/// that a reader holding chunk_invariant_candidates holds (the outermost
+/// ones), its leaf slots numbered from First as `evaluate` numbers them.
+template <std::size_t First, class E, class F>
+FUSEDSL_FORCEINLINE void for_each_held(const E& e, F& f) {
+  if constexpr (chunk_invariant_candidate<E>()) {
+    f.template operator()<First>(e);
+  } else if constexpr (is_inlined<E> && !is_gather_node<E>) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (for_each_held<detail::operand_first_slot<E, First, I>()>(hana::at_c<I>(e.args), f), ...);
+    }
+    (std::make_index_sequence<E::op::arity>{});
+  }
+}
+
+/// True when `E` computes a floating-point function (a division, square
+/// root, exponential, ...: an op of rule::floating) somewhere in its loop.
+template <class E>
+constexpr bool computes_math() {
+  if constexpr (!is_inlined<E>) {
+    return false;
+  } else {
+    return std::is_base_of_v<ops::rule::floating, typename E::op> ||
+           hana::unpack(detail::children<E>::value,
+                        [](auto... c) { return (computes_math<typename decltype(c)::type>() || ...); });
+  }
+}
+
+/// True when an invariant subexpression of `E` that a reader holds computes
+/// a floating-point function: only such ones are worth computing once per
+/// row of a chunk of short rows (evaluate_rows_held), where holding costs a
+/// few steps per row.
+template <class E>
+constexpr bool holds_math() {
+  if constexpr (!is_inlined<E>) {
+    return false;
+  } else if constexpr (chunk_invariant_candidate<E>()) {
+    return computes_math<E>();
+  } else {
+    return hana::unpack(detail::children<E>::value,
+                        [](auto... c) { return (holds_math<typename decltype(c)::type>() || ...); });
+  }
+}
+
+/// Where a chunk of several rows keeps its invariant subexpressions' values
+/// (by first leaf slot: subexpression C's as loop_value_t<C>, one per element
+/// of the chunk, each row's repeated along it).
+using rows_held_values = std::byte[chunk * sizeof(double)];
+
+/// Reads a chunk of several rows like chunk_reader, and takes the values of
+/// the chunk's invariant subexpressions from `rows_held`.
+struct rows_held_chunk_reader {
+  const void* const* leaf;
+  std::int64_t i;
+  const rows_held_values* rows_held;
+  template <class E, std::size_t First>
+  static constexpr bool holds = chunk_invariant_candidate<E>();
+  template <std::size_t K, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
+    return chunk_reader{leaf, i}.template load<K, T>();
+  }
+  template <std::size_t K>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE std::int64_t gathered_size() const {
+    return chunk_reader{leaf, i}.template gathered_size<K>();
+  }
+  template <std::size_t K, class T>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T gather(std::int64_t index) const {
+    return chunk_reader{leaf, i}.template gather<K, T>(index);
+  }
+  template <class E, std::size_t First>
+  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE loop_value_t<E> held(const E&) const {
+    return reinterpret_cast<const loop_value_t<E>*>(rows_held[First])[i];
+  }
+};
+
+/// Clears `invariant` unless every leaf of the held subexpressions it is
+/// called with has step 0 along a row (for_each_held).
+struct held_along_rows {
+  const std::int64_t* step;
+  bool invariant = true;
+  template <std::size_t First, class C>
+  void operator()(const C&) {
+    for (std::size_t k = First; k < First + leaf_slots<C>(); ++k) invariant = invariant && step[k] == 0;
+  }
+};
+
+/// Computes each held subexpression of `E` it is called with (for_each_held)
+/// once per row of a prepared chunk of `rows` rows of `cols` elements (`leaf`),
+/// into `rows_held` (by first leaf slot), repeated along each row.
+template <class E>
+struct rows_holder {
+  const void* const* leaf;
+  std::int64_t rows, cols;
+  rows_held_values* rows_held;
+  template <std::size_t First, class C>
+  FUSEDSL_FORCEINLINE void operator()(const C& c) {
+    // Each slot's row values side by side (element r * cols of its chunk), so that the
+    // subexpression's loop over the rows reads them as a chunk.
+    alignas(64) std::byte row_values[leaf_slots<C>()][chunk * sizeof(double)];
+    const void* row_leaf[leaf_slots<E>() + 1] = {};
+    std::size_t k = 0;
+    hana::for_each(leaf_types<E>(), [&](auto t) {
+      using T = leaf_storage_t<typename decltype(t)::type>;
+      if (k >= First && k < First + leaf_slots<C>()) {
+        T* to = reinterpret_cast<T*>(row_values[k - First]);
+        for (std::int64_t r = 0; r < rows; ++r) to[r] = static_cast<const T*>(leaf[k])[r * cols];
+        row_leaf[k] = to;
+      }
+      ++k;
+    });
+    using V = loop_value_t<C>;
+    V per_row[chunk];
+    for (std::int64_t r = 0; r < rows; ++r)  // vectorized: held per row
+      per_row[r] = evaluate<kernel_numerics, First>(c, chunk_reader{row_leaf, r});
+    repeat_along_rows(reinterpret_cast<V*>(rows_held[First]), per_row, rows, 1, cols);
+  }
+};
+
+/// Evaluates `e` over a prepared chunk of `rows` rows of `cols` elements
+/// into `values` when its invariant subexpressions are invariant along the
+/// rows (every leaf of theirs has step 0 along a row: `step`), computing
+/// each of them once per row, not once per element (the rsqrt of an
+/// rmsnorm over rows of 4 to 32); returns false, computing nothing, when not.
+template <class Shared = void, class E, class V>
+FUSEDSL_FORCEINLINE bool evaluate_rows_held(const E& e, const void* const* leaf, const std::int64_t* step, V* values,
+                                            std::int64_t rows, std::int64_t cols, const void* shared = nullptr) {
+  held_along_rows check{step};
+  for_each_held<0>(e, check);
+  if (!check.invariant) return false;
+  alignas(64) rows_held_values rows_held[leaf_slots<E>() + 1];
+  rows_holder<E> hold{leaf, rows, cols, rows_held};
+  for_each_held<0>(e, hold);
+  const std::int64_t n = rows * cols;
+  FUSEDSL_INDEPENDENT_ITERATIONS
+  for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_rows_held
+    values[i] = static_cast<V>(
+        evaluate<kernel_numerics, 0>(e, sharing<Shared>(rows_held_chunk_reader{leaf, i, rows_held}, shared)));
+  return true;
 }
 
 /// The values of a chunk's invariant subexpressions (`held`, by first leaf

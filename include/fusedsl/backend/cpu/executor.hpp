@@ -325,8 +325,8 @@ FUSEDSL_FORCEINLINE void member_chunk(const E& expression, const chunk_member& c
   Out* out = static_cast<Out*>(c.out) + out_at;
   const bool stream = streams_output<Out>(n, c.may_stream);
   if (rows > 1) {
-    pointwise_rows_chunk<Out, void>(e, leaves, out, n.out.strides[r - 2], innermost(n.out.strides, r), stream, rows,
-                                    cols, nullptr);
+    pointwise_rows_chunk<Out, void>(e, leaves, step, out, n.out.strides[r - 2], innermost(n.out.strides, r), stream,
+                                    rows, cols, nullptr);
   } else {
     chunk_invariants<E> held;
     pointwise_chunk<Out, void>(e, leaves, step, held, true, out, innermost(n.out.strides, r), stream, cols, nullptr);

@@ -12,7 +12,7 @@
 #include <fusedsl/backend/cpu/chunks.hpp>     // chunk_leaves, chunk_invariants, evaluate_chunk, tile_operands
 #include <fusedsl/backend/cpu/indexing.hpp>   // unravel, step_index, innermost, dot, whole_rows, step_rows
 #include <fusedsl/backend/cpu/streaming.hpp>  // store_chunk, streams_output
-#include <fusedsl/core/config.hpp>            // FUSEDSL_CPU_KERNEL, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/config.hpp>            // FUSEDSL_CPU_KERNEL, FUSEDSL_FORCEINLINE, FUSEDSL_CPU_HELD_ROW_LENGTH
 #include <fusedsl/core/numerics.hpp>          // kernel_numerics
 #include <fusedsl/core/shape.hpp>             // shape
 #include <fusedsl/expr/evaluate.hpp>          // evaluate
@@ -56,12 +56,12 @@ FUSEDSL_FORCEINLINE void pointwise_chunk(const E& e, const chunk_leaves<E>& leav
 }
 
 /// Node `e` (its loop expression) over a chunk of `rows` rows of `cols`
-/// elements whose leaves are prepared (`prepare_rows`), stored at `out`
-/// (row i at `out + i * out_row_step`, `out_step` along it). No value is
-/// held: an invariant of one row is not one of the next.
+/// elements whose leaves are prepared (`prepare_rows`, `step` along a row),
+/// stored at `out` (row i at `out + i * out_row_step`, `out_step` along it).
+/// Invariant subexpressions are computed once per row (evaluate_rows_held).
 template <class Out, class Shared, class E>
-FUSEDSL_FORCEINLINE void pointwise_rows_chunk(const E& e, const chunk_leaves<E>& leaves, Out* out,
-                                              std::int64_t out_row_step, std::int64_t out_step, bool stream,
+FUSEDSL_FORCEINLINE void pointwise_rows_chunk(const E& e, const chunk_leaves<E>& leaves, const std::int64_t* step,
+                                              Out* out, std::int64_t out_row_step, std::int64_t out_step, bool stream,
                                               std::int64_t rows, std::int64_t cols, const void* shared) {
   using value_type = loop_value_t<E>;
   const std::int64_t m = rows * cols;
@@ -70,7 +70,11 @@ FUSEDSL_FORCEINLINE void pointwise_rows_chunk(const E& e, const chunk_leaves<E>&
   value_type* into = values;
   if constexpr (std::is_same_v<Out, value_type>)
     if (contiguous && !stream) into = out;
-  evaluate_chunk<Shared>(e, leaves.leaf, into, m, shared);
+  bool done = false;
+  if constexpr (holds_math<E>() && !chunk_leaves<E>::computes_slots)
+    if (cols >= FUSEDSL_CPU_HELD_ROW_LENGTH)
+      done = evaluate_rows_held<Shared>(e, leaves.leaf, step, into, rows, cols, shared);
+  if (!done) evaluate_chunk<Shared>(e, leaves.leaf, into, m, shared);
   if (into != values) return;
   if (contiguous) {
     store_chunk(out, values, m, stream);
@@ -121,8 +125,9 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
         row_step[k] = n.leaves[k].strides[r - 2];
       }
       leaves.prepare_rows(t.data, base, row_step, step, rows, row);
-      pointwise_rows_chunk<Out, Shared>(e, leaves, out + dot(index, n.out.strides) - t.out_bias, n.out.strides[r - 2],
-                                        out_step, stream, rows, row, shared_at<Shared>(shared, done_elements));
+      pointwise_rows_chunk<Out, Shared>(e, leaves, step, out + dot(index, n.out.strides) - t.out_bias,
+                                        n.out.strides[r - 2], out_step, stream, rows, row,
+                                        shared_at<Shared>(shared, done_elements));
       done_elements += rows * row;
       begin += rows * row;
       step_rows(index, space, rows);
