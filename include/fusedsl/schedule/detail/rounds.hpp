@@ -331,7 +331,12 @@ constexpr void scheduler<Policy>::topological_sort(bool keep_order) {
 
 template <class Policy>
 constexpr void scheduler<Policy>::finish(plan& p) const {
-  p.node_names.reserve(static_cast<std::size_t>(g_.size()));
+  const auto n = static_cast<std::size_t>(g_.size());
+  p.node_names.reserve(n);
+  p.node_kinds.reserve(n);
+  p.pred_start.reserve(n + 1);
+  p.buffer_names.reserve(static_cast<std::size_t>(g_.buffer_count()));
+  p.groups.reserve(alive_.size());
   for (int i = 0; i < g_.size(); ++i) {
     p.node_names.push_back(g_.node(i).name);
     p.node_kinds.push_back(g_.node(i).kind);
@@ -345,6 +350,9 @@ constexpr void scheduler<Policy>::finish(plan& p) const {
     const sched_node& S = node(s);
     fused_group grp;
     grp.nodes = S.members;
+    std::size_t names = 0;
+    for (int m : detail::elements(S.members)) names += g_.node(m).members.size();
+    grp.names.reserve(names);
     for (int m : detail::elements(S.members))
       for (const auto& nm : detail::elements(g_.node(m).members)) grp.names.push_back(nm);
     for (int m : detail::elements(S.members))
