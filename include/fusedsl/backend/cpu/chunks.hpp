@@ -501,7 +501,7 @@ struct rows_holder {
     std::size_t k = 0;
     hana::for_each(leaf_types<E>(), [&](auto t) {
       using T = leaf_storage_t<typename decltype(t)::type>;
-      if (k >= First && k < First + leaf_slots<C>()) {
+      if (k - First < leaf_slots<C>()) {  // slots First to First + leaf_slots<C>() (unsigned: none below)
         T* to = reinterpret_cast<T*>(row_values[k - First]);
         for (std::int64_t r = 0; r < rows; ++r) to[r] = static_cast<const T*>(leaf[k])[r * cols];
         row_leaf[k] = to;
