@@ -37,7 +37,7 @@ TEST_CASE("a row group computes a reduction's operand once, for the later nodes 
 TEST_CASE("short rows: several rows per chunk, groups of rows along the innermost kept axis, every reduction") {
   // Rows of at most a quarter of a chunk are evaluated several at a time (prepare_rows,
   // short_reduction_rows): rows of 1, of 2, 3, 4 and 8 (each a loop of its own,
-  // add_rows_of_fixed_width), 10, 32 (the limit) and 33 (one at a time), a column vector
+  // add_rows_of_fixed_width), 5, 7 and 10, 32 (the limit) and 33 (one at a time), a column vector
   // repeated along them (repeat_along_rows: 2 and 4 a loop of their own), a
   // kept axis of 7 that a chunk's rows must not cross, views whose rows are not contiguous,
   // and 1, 2 and 3 threads (ranges that start inside a row). A layernorm's rsqrt(var + s)
@@ -63,7 +63,7 @@ TEST_CASE("short rows: several rows per chunk, groups of rows along the innermos
                                       fx::rsqrt(fx::var(x, fx::axis<2>, fx::correction{0}) + s) +
                                   fx::rsqrt(z * z + 1.0f)};
   const int threads = omp_get_max_threads();
-  for (const std::int64_t cols : {1, 2, 3, 4, 8, 10, 32, 33})
+  for (const std::int64_t cols : {1, 2, 3, 4, 5, 7, 8, 10, 32, 33})
     for (const std::int64_t outer : {1, 5, 300}) {
       const fx::shape sizes{outer, 7, cols}, reduced{outer, 7, 1};
       const auto dense = fx::testing::random_tensor<float>(sizes, 51);

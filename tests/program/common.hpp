@@ -116,15 +116,40 @@ struct expect {
   tolerance tol;
 };
 
-/// `check_against_oracle` for each value, each as its own one-statement
-/// program (`specs[i]`: output sizes and tolerance of value i). One program
-/// per value compiles faster than one program with many statements, whose
-/// binding and aliasing checks grow with the square of the placeholder count.
+/// The name of check_each's output I: "r00" to "r99".
+template <std::size_t I>
+constexpr fx::fixed_string<4> result_name() {
+  static_assert(I < 100, "check_each takes at most 100 values");
+  const char text[4] = {'r', static_cast<char>('0' + I / 10), static_cast<char>('0' + I % 10), '\0'};
+  return fx::fixed_string<4>(text);
+}
+
+/// Each value of `values` as an output of one program (`specs[i]`: output i's
+/// sizes and tolerance), run by the CPU executor and by the oracle, each
+/// output checked as `check_against_oracle` checks its one. One program for
+/// all the values: each program instantiates the executor once, and its
+/// code is most of a test file's compile time.
 template <class... E, class... Bindings>
 void check_each(const std::tuple<E...>& values, const std::vector<expect>& specs, const Bindings&... bindings) {
   REQUIRE(specs.size() == sizeof...(E));
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (check_against_oracle(std::get<I>(values), specs[I].sizes, specs[I].tol, bindings...), ...);
+    constexpr auto outputs = std::make_tuple(fx::out<result_name<I>(), value_t<E>, E::rank>{}...);
+    const fx::program prog{(std::get<I>(outputs) = std::get<I>(values))...};
+    auto actual = std::make_tuple(fx::tensor<value_t<E>>::full(specs[I].sizes, sentinel<value_t<E>>())...);
+    auto expected = std::make_tuple(fx::tensor<value_t<E>>::full(specs[I].sizes, sentinel<value_t<E>>())...);
+    with_used_bindings<decltype(prog)>(
+        [&](const auto&... used) {
+          prog.run(fx::cpu, std::get<I>(outputs)(std::get<I>(actual))..., used...);
+          fx::run_reference(prog, std::get<I>(outputs)(std::get<I>(expected))..., used...);
+        },
+        bindings...);
+    (
+        [&] {
+          INFO("value: ", fx::to_string(std::get<I>(values)), " (", fx::name(E::value_dtype), ", out sizes ",
+               fx::to_string(specs[I].sizes), ")");
+          FUSEDSL_CHECK_CLOSE(std::get<I>(actual).view(), std::get<I>(expected).view(), specs[I].tol);
+        }(),
+        ...);
   }
   (std::index_sequence_for<E...>{});
 }

@@ -284,12 +284,11 @@ constexpr bool has_invariant_candidates() {
   }
 }
 
-/// Reads a chunk like chunk_reader, and holds the values of the chunk's
-/// invariant subexpressions (indexed by their first leaf slot).
-struct held_chunk_reader {
+/// Reads a chunk like chunk_reader and holds its invariant subexpressions
+/// (chunk_invariant_candidate): the readers below add where their values are.
+struct holding_chunk_reader {
   const void* const* leaf;
   std::int64_t i;
-  const double* table;  ///< the held values, by first leaf slot
   template <class E, std::size_t First>
   static constexpr bool holds = chunk_invariant_candidate<E>();
   template <std::size_t K, class T>
@@ -304,6 +303,12 @@ struct held_chunk_reader {
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T gather(std::int64_t index) const {
     return chunk_reader{leaf, i}.template gather<K, T>(index);
   }
+};
+
+/// Holds the values of the chunk's invariant subexpressions (indexed by their
+/// first leaf slot): one value each for the whole chunk.
+struct held_chunk_reader : holding_chunk_reader {
+  const double* table;  ///< the held values, by first leaf slot
   template <class E, std::size_t First>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE double held(const E&) const {
     return table[First];
@@ -395,7 +400,7 @@ FUSEDSL_FORCEINLINE void evaluate_chunk_held(const E& e, const void* const* leaf
   FUSEDSL_INDEPENDENT_ITERATIONS
   for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_chunk_held
     values[i] =
-        static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(held_chunk_reader{leaf, i, local}, shared)));
+        static_cast<V>(evaluate<kernel_numerics, 0>(e, sharing<Shared>(held_chunk_reader{{leaf, i}, local}, shared)));
 }
 
 /// Calls `f.template operator()<First>(c)` for each subexpression `c` of `e`
@@ -447,26 +452,10 @@ constexpr bool holds_math() {
 /// of the chunk, each row's repeated along it).
 using rows_held_values = std::byte[chunk * sizeof(double)];
 
-/// Reads a chunk of several rows like chunk_reader, and takes the values of
-/// the chunk's invariant subexpressions from `rows_held`.
-struct rows_held_chunk_reader {
-  const void* const* leaf;
-  std::int64_t i;
+/// Takes the values of the invariant subexpressions of a chunk of several
+/// rows from `rows_held` (one per element: each row's, repeated along it).
+struct rows_held_chunk_reader : holding_chunk_reader {
   const rows_held_values* rows_held;
-  template <class E, std::size_t First>
-  static constexpr bool holds = chunk_invariant_candidate<E>();
-  template <std::size_t K, class T>
-  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T load() const {
-    return chunk_reader{leaf, i}.template load<K, T>();
-  }
-  template <std::size_t K>
-  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE std::int64_t gathered_size() const {
-    return chunk_reader{leaf, i}.template gathered_size<K>();
-  }
-  template <std::size_t K, class T>
-  FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE T gather(std::int64_t index) const {
-    return chunk_reader{leaf, i}.template gather<K, T>(index);
-  }
   template <class E, std::size_t First>
   FUSEDSL_HOST_DEVICE FUSEDSL_FORCEINLINE loop_value_t<E> held(const E&) const {
     return reinterpret_cast<const loop_value_t<E>*>(rows_held[First])[i];
@@ -534,7 +523,7 @@ FUSEDSL_FORCEINLINE bool evaluate_rows_held(const E& e, const void* const* leaf,
   FUSEDSL_INDEPENDENT_ITERATIONS
   for (std::int64_t i = 0; i < n; ++i)  // vectorized: evaluate_rows_held
     values[i] = static_cast<V>(
-        evaluate<kernel_numerics, 0>(e, sharing<Shared>(rows_held_chunk_reader{leaf, i, rows_held}, shared)));
+        evaluate<kernel_numerics, 0>(e, sharing<Shared>(rows_held_chunk_reader{{leaf, i}, rows_held}, shared)));
   return true;
 }
 
