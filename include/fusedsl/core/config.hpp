@@ -155,10 +155,10 @@
 #  endif
 #endif
 
-/// Shortest rows whose invariant subexpressions the CPU kernels compute once
-/// per row when a chunk holds several rows (the rsqrt of an rmsnorm: rows
-/// of 4 to 16 1.2-1.8x faster); on rows of 3, staging the rows' values cost
-/// more than computing them per element (figures: bench/RESULTS.md).
+/// Shortest rows whose invariant subexpressions (the rsqrt of an rmsnorm) the
+/// CPU kernels compute once per row when a chunk holds several rows; on rows
+/// of 3, staging the rows' values costs more than computing them per element
+/// (bench/RESULTS.md, "Values held per row over short rows").
 #ifndef FUSEDSL_CPU_HELD_ROW_LENGTH
 #  define FUSEDSL_CPU_HELD_ROW_LENGTH 4
 #endif
