@@ -67,6 +67,15 @@ void with_used_bindings(F&& f, const Bindings&... bindings) {
 /// Default of the `OutRank` arguments below: the value's own rank.
 inline constexpr int value_rank = -100;
 
+/// Checks the executor's output `actual` of `value` against the oracle's
+/// `expected` within `tol`, naming the value if they differ.
+template <class E, class T>
+void check_output(const E& value, const fx::shape& out_sizes, const fx::tensor<T>& actual,
+                  const fx::tensor<T>& expected, tolerance tol) {
+  INFO("value: ", fx::to_string(value), " (", fx::name(E::value_dtype), ", out sizes ", fx::to_string(out_sizes), ")");
+  FUSEDSL_CHECK_CLOSE(actual.view(), expected.view(), tol);
+}
+
 /// Runs `result = value` with the CPU executor and with the oracle into
 /// outputs of `out_sizes` (pre-filled with a sentinel), checks that they
 /// agree within `tol`, and returns the executor's output. The output
@@ -86,8 +95,7 @@ fx::tensor<value_t<E>> check_against_oracle(const E& value, const fx::shape& out
         fx::run_reference(prog, result(expected), used...);
       },
       bindings...);
-  INFO("value: ", fx::to_string(value), " (", fx::name(E::value_dtype), ", out sizes ", fx::to_string(out_sizes), ")");
-  FUSEDSL_CHECK_CLOSE(actual.view(), expected.view(), tol);
+  check_output(value, out_sizes, actual, expected, tol);
   return actual;
 }
 
@@ -143,13 +151,7 @@ void check_each(const std::tuple<E...>& values, const std::vector<expect>& specs
           fx::run_reference(prog, std::get<I>(outputs)(std::get<I>(expected))..., used...);
         },
         bindings...);
-    (
-        [&] {
-          INFO("value: ", fx::to_string(std::get<I>(values)), " (", fx::name(E::value_dtype), ", out sizes ",
-               fx::to_string(specs[I].sizes), ")");
-          FUSEDSL_CHECK_CLOSE(std::get<I>(actual).view(), std::get<I>(expected).view(), specs[I].tol);
-        }(),
-        ...);
+    (check_output(std::get<I>(values), specs[I].sizes, std::get<I>(actual), std::get<I>(expected), specs[I].tol), ...);
   }
   (std::index_sequence_for<E...>{});
 }

@@ -315,6 +315,15 @@ struct held_chunk_reader : holding_chunk_reader {
   }
 };
 
+/// True when no leaf of subexpression `C` (slots from First) moves along
+/// the chunk (`step`, each slot's step along it, is 0 for all of them).
+template <std::size_t First, class C>
+FUSEDSL_HOST_DEVICE constexpr bool stays_along(const std::int64_t* step) {
+  for (std::size_t k = First; k < First + leaf_slots<C>(); ++k)
+    if (step[k] != 0) return false;
+  return true;
+}
+
 /// Computes the invariant subexpressions of a chunk at its first element
 /// into `held`, and clears `invariant` if one of them reads a leaf that
 /// moves along the chunk (then the chunk is evaluated element by element).
@@ -339,7 +348,7 @@ struct invariant_recorder {
   }
   template <class E, std::size_t First>
   FUSEDSL_HOST_DEVICE double held(const E& e) const {
-    for (std::size_t k = First; k < First + leaf_slots<E>(); ++k) *invariant = *invariant && step[k] == 0;
+    *invariant = *invariant && stays_along<First, E>(step);
     const double value = evaluate<kernel_numerics, First>(e, chunk_reader{leaf, 0});
     table[First] = value;
     return value;
@@ -469,7 +478,7 @@ struct held_along_rows {
   bool invariant = true;
   template <std::size_t First, class C>
   void operator()(const C&) {
-    for (std::size_t k = First; k < First + leaf_slots<C>(); ++k) invariant = invariant && step[k] == 0;
+    invariant = invariant && stays_along<First, C>(step);
   }
 };
 
