@@ -163,6 +163,15 @@
 #  define FUSEDSL_CPU_HELD_ROW_LENGTH 4
 #endif
 
+/// Shortest rows the CUDA short-row kernel stages through shared memory
+/// (the cached placeholder's rows in, contiguous outputs' rows out). Shorter
+/// rows are read and written by each thread directly: a warp's loads then
+/// touch few cache lines, and the barriers would cost more than they save
+/// (bench/RESULTS.md, "Short rows on the GPU").
+#ifndef FUSEDSL_CUDA_SHORT_ROW_STAGED
+#  define FUSEDSL_CUDA_SHORT_ROW_STAGED 6
+#endif
+
 /// Rows each thread of the CUDA column kernel adds at least, per chunk of
 /// rows: fewer chunks than the device could hold when the columns are few,
 /// so that a thread's loads outweigh its merge tree and the second kernel

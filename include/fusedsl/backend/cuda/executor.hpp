@@ -26,7 +26,7 @@
 
 #include <fusedsl/backend/cuda/kernels.hpp>        // the kernels, group_args, is_param_leaf
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_index, node_table
-#include <fusedsl/core/config.hpp>                 // FUSEDSL_CUDA_COLUMN_ROWS
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_CUDA_COLUMN_ROWS, FUSEDSL_CUDA_SHORT_ROW_STAGED
 #include <fusedsl/core/error.hpp>                  // error
 #include <fusedsl/lower/lowering.hpp>              // lower: node names for messages
 #include <fusedsl/program/program.hpp>             // program
@@ -421,16 +421,18 @@ struct launcher {
       throw error("fusedsl: internal: a program without reductions planned a reduction kernel");
     } else if (k == kernel_class::rows && a.space.kept_rank <= 1 && a.space.reduced_rank == 1 &&
                a.space.inner <= short_row_limit) {
-      // Short rows (short_rows.hpp): a row per thread; the cached placeholder's rows and the
-      // pointwise nodes' outputs go through shared memory where their rows are contiguous.
-      choose_cached(members, a);
+      // Short rows (short_rows.hpp): a row per thread; from FUSEDSL_CUDA_SHORT_ROW_STAGED
+      // elements on, the cached placeholder's rows and the pointwise nodes' outputs go through
+      // shared memory where their rows are contiguous.
+      const bool staged = a.space.inner >= FUSEDSL_CUDA_SHORT_ROW_STAGED;
+      if (staged) choose_cached(members, a);
       if (a.cached >= 0 && !contiguous_rows(a.leaves[a.cache_source], a.space)) a.cached = -1;
       int out_bytes = 0;
       for (int m : members) {
         const int j = entry_index(m);
         const node_info& ni = info.nodes[static_cast<std::size_t>(j)];
         operand& o = a.outs[j];
-        if (!ni.reduction && o.data != nullptr && contiguous_rows(o, a.space)) {
+        if (staged && !ni.reduction && o.data != nullptr && contiguous_rows(o, a.space)) {
           o.access = vector_access::contiguous;
           out_bytes = std::max(out_bytes, a.stores_target >> j & 1u ? ni.target_bytes : ni.value_bytes);
         }

@@ -1,21 +1,24 @@
 /// @file short_rows.hpp
 /// The CUDA short-row kernel class: `short_row_kernel` runs a row group
 /// whose rows have at most `short_row_limit` elements a row per thread, a
-/// block's rows at a time. The block stages the rows of the placeholder
-/// that several nodes read (`group_args::cached`) into shared memory with
-/// coalesced loads, and the rows of each pointwise node's output back out
-/// with coalesced stores (operands whose rows are contiguous:
-/// `vector_access::contiguous`); each thread then adds (or scans) its row's
-/// elements in order, with no shuffles and no barrier per reduction. The row kernel
-/// (rows.hpp) would give rows of 3 and 10 a few threads each, with a
+/// block's rows at a time. Rows of at least FUSEDSL_CUDA_SHORT_ROW_STAGED
+/// elements go through shared memory: the block stages the rows of the
+/// placeholder that several nodes read (`group_args::cached`) with coalesced
+/// loads, and the rows of each pointwise node's output back out with
+/// coalesced stores (operands whose rows are contiguous:
+/// `vector_access::contiguous`); shorter rows are read and written by each
+/// thread directly. Each thread then adds (or scans) its row's elements in
+/// order, with no shuffles and no barrier per reduction; where each operand
+/// of a node is read from is decided once per row (`read_row`). The row
+/// kernel (rows.hpp) would give rows of 3 and 10 a few threads each, with a
 /// shuffle tree and 64-bit offsets per element (bench/RESULTS.md).
 #pragma once
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
-#include <type_traits>  // std::remove_pointer_t
+#include <type_traits>  // std::remove_pointer_t, std::is_same_v
 #include <utility>      // std::make_integer_sequence
 
-#include <fusedsl/backend/cuda/gather.hpp>         // gather_held, evaluate_slots, with_output, slot_values, store
+#include <fusedsl/backend/cuda/gather.hpp>  // gather_held, evaluate_slots, with_output, slot_values, slot_t, computed_offsets, store
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, vector_access
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
 #include <fusedsl/backend/cuda/rows.hpp>           // cacheable, row_value
@@ -74,33 +77,109 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void copy_tile(T* memory, T* tile, std::int64
   }
 }
 
-/// Gathers slot `S` (and the following ones) of node J at element `j` of
-/// the thread's row: a param, a reduction's result in registers, the staged
-/// placeholder, or memory.
+/// Where the thread's row of slot S of node J (and of the following slots)
+/// is read: the staged tile, elements `step` apart from `at` in memory, or
+/// (neither) a value held for the whole row (a param, a reduction's result
+/// in registers). Decided once per row (`read_row`): the choice is the same
+/// for every element, and deciding it per element cost more than the reads.
+template <class E, std::size_t S = 0, bool = (S < leaf_slots<E>())>
+struct row_reads {
+  bool staged = false;  ///< in the staged tile at the row's place (a shared-memory load: not through `at`)
+  const slot_t<leaf_at<E, S>>* at = nullptr;
+  std::int64_t step = 0;
+  slot_t<leaf_at<E, S>> held{};
+  row_reads<E, S + 1> rest;
+};
+template <class E, std::size_t S>
+struct row_reads<E, S, false> {};
+
+/// Fills `to` for slot `S` (and the following ones) of node J over the
+/// thread's row. Computed slots (index and gathered leaves) are left to
+/// `read_element`, which computes their offsets per element.
 template <class P, int J, std::size_t S>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_element(const group_args<P>& a, const node_values<P, 1>& regs,
-                                                       const unsigned char* staged, const short_row& r, int j,
-                                                       slot_values<loop_t<P, J>, 1>& out) {
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void read_row(const group_args<P>& a, const node_values<P, 1>& regs,
+                                                 const unsigned char* staged, const short_row& r,
+                                                 row_reads<loop_t<P, J>, S>& to) {
   using E = loop_t<P, J>;
   if constexpr (S < leaf_slots<E>()) {
     using L = leaf_at<E, S>;
-    using T = leaf_storage_t<L>;
-    auto& to = slot_of<S>(out);
-    const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
-    constexpr int placeholder = memory_leaf_index<P, L>();
-    bool done = gather_held<P, J, S, true>(a, regs, to);
-    if constexpr (placeholder >= 0) {
-      if constexpr (cacheable<P, placeholder>) {
-        if (!done && a.cached == placeholder) {
-          to[0] = reinterpret_cast<const T*>(staged)[r.tile + j];
-          done = true;
-        }
+    if constexpr (!is_computed_leaf<L>) {
+      using T = leaf_storage_t<L>;
+      T held[1];
+      if (gather_held<P, J, S, true>(a, regs, held)) {
+        to.held = held[0];
+      } else {
+        constexpr int placeholder = memory_leaf_index<P, L>();
+        bool is_staged = false;
+        if constexpr (placeholder >= 0 && cacheable<P, placeholder>) is_staged = a.cached == placeholder;
+        const operand& o = a.leaves[slot_base<P>[J] + static_cast<int>(S)];
+        // A short-row group has at most one kept and exactly one reduced axis (executor.hpp).
+        if (is_staged) to.staged = true;
+        else to.at = static_cast<const T*>(o.data) + r.row * o.kept[0], to.step = o.reduced[0];
       }
     }
-    if constexpr (is_computed_leaf<L>) computed_offsets<false, 1>(o, a.space, position<std::int64_t>{r.row, j}, to);
-    else if (!done) to[0] = static_cast<const T*>(o.data)[offset(o, a.space, position<std::int64_t>{r.row, j})];
-    gather_element<P, J, S + 1>(a, regs, staged, r, j, out);
+    read_row<P, J, S + 1>(a, regs, staged, r, to.rest);
   }
+}
+
+/// Slot `S` (and the following ones) of node J at element `j` of the
+/// thread's row, from where `read_row` found them.
+template <class P, int J, std::size_t S>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void read_element(const group_args<P>& a, const row_reads<loop_t<P, J>, S>& from,
+                                                     const unsigned char* staged, const short_row& r, int j,
+                                                     slot_values<loop_t<P, J>, 1>& out) {
+  using E = loop_t<P, J>;
+  if constexpr (S < leaf_slots<E>()) {
+    using L = leaf_at<E, S>;
+    auto& to = slot_of<S>(out);
+    if constexpr (is_computed_leaf<L>)
+      computed_offsets<false, 1>(a.leaves[slot_base<P>[J] + static_cast<int>(S)], a.space,
+                                 position<std::int64_t>{r.row, j}, to);
+    else if constexpr (is_param_leaf<L>) to[0] = from.held;
+    else if (from.staged) to[0] = reinterpret_cast<const leaf_storage_t<L>*>(staged)[r.tile + j];
+    else to[0] = from.at != nullptr ? from.at[j * from.step] : from.held;
+    read_element<P, J, S + 1>(a, from.rest, staged, r, j, out);
+  }
+}
+
+/// Where the thread's row of pointwise node J's values is written: its
+/// output tile or memory, `step` bytes apart from `at` (null: nowhere), as
+/// its statement target's element type (`target`) or its own value type.
+struct row_output {
+  unsigned char* at = nullptr;
+  std::int64_t step = 0;
+  bool target = false;
+};
+
+/// Where the thread's row of pointwise node J goes (`out_tile`: the block's
+/// output tile, used when the output's rows are contiguous).
+template <class P, int J>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE row_output output_row(const group_args<P>& a, unsigned char* out_tile,
+                                                         const short_row& r) {
+  const operand& o = a.outs[J];
+  row_output out;
+  out.target = a.stores_target >> J & 1u;
+  if (o.data == nullptr || (!out.target && distinct_at<P, J> < 0)) return out;
+  const std::int64_t bytes = out.target ? sizeof(target_element_t<P, J>) : sizeof(value_t<P, J>);
+  if (o.access == vector_access::contiguous) out.at = out_tile + r.tile * bytes, out.step = bytes;
+  else
+    out.at = static_cast<unsigned char*>(const_cast<void*>(o.data)) + r.row * o.kept[0] * bytes,
+    out.step = o.reduced[0] * bytes;
+  return out;
+}
+
+/// Writes `value` as element `j` of the row `out` describes.
+template <class P, int J, class C>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void write_element(const row_output& out, int j, C value) {
+  using T = target_element_t<P, J>;
+  unsigned char* to = out.at + j * out.step;
+  if constexpr (distinct_at<P, J> >= 0 && !std::is_same_v<T, value_t<P, J>>) {
+    if (!out.target) {
+      *reinterpret_cast<value_t<P, J>*>(to) = static_cast<value_t<P, J>>(value);
+      return;
+    }
+  }
+  *reinterpret_cast<T*>(to) = static_cast<T>(value);
 }
 
 /// The values pointwise node J computes (its value's compute type), or scan
@@ -135,10 +214,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& n
         const N& n = get<J>(nodes);
         if (valid) {
           state_t<P, J> state{};
+          row_reads<E> reads;
+          read_row<P, J, 0>(a, regs, staged, r, reads);
 #pragma unroll 4
           for (int j = 0; j < inner; ++j) {
             slot_values<E, 1> slots{};
-            gather_element<P, J, 0>(a, regs, staged, r, j, slots);
+            read_element<P, J, 0>(a, reads, staged, r, j, slots);
             n.op.add(state, evaluate_slots<C, P, J>(n.arg, a, slots, 0), j);
           }
           const auto result = n.op.finish(state, a.space.inner);
@@ -155,20 +236,19 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void short_row_nodes(const node_objects<P>& n
         const bool tiled = a.outs[J].access == vector_access::contiguous;  // the same for the whole block
         C running{};
         if constexpr (is_scan_at<P, J>) running = node_t<P, J>::op_type::template identity<C>();
-        if (valid)
+        const row_output out = output_row<P, J>(a, out_tile, r);
+        if (valid && out.at != nullptr) {
+          row_reads<E> reads;
+          read_row<P, J, 0>(a, regs, staged, r, reads);
 #pragma unroll 4
           for (int j = 0; j < inner; ++j) {
             slot_values<E, 1> slots{};
-            gather_element<P, J, 0>(a, regs, staged, r, j, slots);
-            C values[1] = {evaluate_slots<C, P, J>(e, a, slots, 0)};
-            if constexpr (is_scan_at<P, J>) values[0] = running = get<J>(nodes).op.combine(running, values[0]);
-            if (tiled)
-              with_output<P, J>(a, [&](auto* data) {
-                using T = std::remove_pointer_t<decltype(data)>;
-                reinterpret_cast<T*>(out_tile)[r.tile + j] = static_cast<T>(values[0]);
-              });
-            else store<P, J, 1>(a, position<std::int64_t>{r.row, j}, values);
+            read_element<P, J, 0>(a, reads, staged, r, j, slots);
+            C value = evaluate_slots<C, P, J>(e, a, slots, 0);
+            if constexpr (is_scan_at<P, J>) value = running = get<J>(nodes).op.combine(running, value);
+            write_element<P, J>(out, j, value);
           }
+        }
         if (tiled) {
           __syncthreads();
           with_output<P, J>(a, [&](auto* data) {
