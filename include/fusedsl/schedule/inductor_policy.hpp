@@ -110,7 +110,7 @@ struct inductor_policy {
         const auto& t1 = own_tiling(s, a);
         const auto& t2 = own_tiling(s, b);
         if (t1.size() > 2 || t2.size() > 2) {
-          std::vector<int> both = A.members;
+          std::vector<int> both(A.members.begin(), A.members.end());
           both.insert(both.end(), B.members.begin(), B.members.end());
           auto t3 = select_tiling(s, both, A.numel, A.rnumel);
           bool ok = t1.size() > 2 ? (t2.size() > 2 ? (t1 == t2 && t2 == t3) : t1 == t3) : t2 == t3;
@@ -195,9 +195,10 @@ struct inductor_policy {
   /// SIMDScheduling.select_tiling for pointwise kernels: the best-scored 2-D split of
   /// the loops suggested by non-contiguous accesses that all nodes can use, else 1-D.
   /// Returned as Inductor's tiling values: {numel, rnumel} or {y, x, rnumel}.
-  template <class S>
-  static constexpr std::vector<std::int64_t> select_tiling(const S& s, const std::vector<int>& nodes,
-                                                           std::int64_t numel, std::int64_t rnumel) {
+  /// `nodes`: graph node ids (a std::vector or a sched_node::id_list).
+  template <class S, class Ids>
+  static constexpr std::vector<std::int64_t> select_tiling(const S& s, const Ids& nodes, std::int64_t numel,
+                                                           std::int64_t rnumel) {
     std::vector<std::int64_t> fallback{numel, rnumel};
     if (rnumel != 1) return fallback;  // reductions are not tiled (config.triton.tile_reductions)
     // The 2-D candidates {y, x, 1} with their summed scores, in first-seen order. The 1-D

@@ -5,18 +5,21 @@
 #include <vector>
 
 #include <fusedsl/graph/node.hpp>
+#include <fusedsl/schedule/detail/small_vector.hpp>  // small_vector
 
 namespace fusedsl {
 
 /// A scheduler node during fusion: one graph node, or a fused group of them
 /// (Inductor's SchedulerNode / FusedSchedulerNode). Deps are ids into the scheduler's tables.
 struct sched_node {
-  std::vector<int> members;  ///< graph node ids, in fused order (get_nodes())
-  std::vector<int> reads;    ///< deps read, in order (for groups: union minus writes)
-  std::vector<int> writes;   ///< deps written, in order
-  std::vector<int> unmet;    ///< read deps on buffers written by some node
-  std::vector<int> buffers;  ///< buffer ids written
-  std::vector<int> snodes;   ///< a foreach node's subnodes (scheduler ids, Inductor's snodes); else empty
+  /// Ids (graph nodes, deps, buffers), the first few in place: most plain nodes need no heap.
+  using id_list = detail::small_vector<int, 4>;
+  id_list members;          ///< graph node ids, in fused order (get_nodes())
+  id_list reads;            ///< deps read, in order (for groups: union minus writes)
+  id_list writes;           ///< deps written, in order
+  id_list unmet;            ///< read deps on buffers written by some node
+  id_list buffers;          ///< buffer ids written
+  std::vector<int> snodes;  ///< a foreach node's subnodes (scheduler ids, Inductor's snodes); else empty
   bool reduction = false, template_kernel = false, foreach = false, extern_kernel = false, nop = false;
   bool mutation = false;  ///< some member updates a buffer in place
   /// A foreach node finds the subnode reading a producer's buffer (Inductor's read_to_node,

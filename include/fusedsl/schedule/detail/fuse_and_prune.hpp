@@ -30,7 +30,7 @@ constexpr const std::vector<std::int64_t>& scheduler<Policy>::memo(int s, F comp
 template <class Policy>
 constexpr void scheduler<Policy>::refresh_group(int s) {
   sched_node& S = sched_[static_cast<std::size_t>(s)];
-  const std::vector<int>& members = S.members;
+  const sched_node::id_list& members = S.members;
   S.writes.clear();
   S.reads.clear();
   S.unmet.clear();
@@ -85,8 +85,8 @@ constexpr int scheduler<Policy>::make_group(const std::vector<int>& parts) {
   f.buffers.reserve(buffers);
   for (int p : detail::elements(parts)) {
     const sched_node& P = node(p);
-    f.members.insert(f.members.end(), P.members.begin(), P.members.end());
-    f.buffers.insert(f.buffers.end(), P.buffers.begin(), P.buffers.end());
+    f.members.append(P.members.begin(), P.members.end());
+    f.buffers.append(P.buffers.begin(), P.buffers.end());
     f.min_order = std::min(f.min_order, P.min_order);
     f.max_order = std::max(f.max_order, P.max_order);
   }
@@ -180,7 +180,7 @@ constexpr void scheduler<Policy>::prune_redundant_deps(int s) {
   if (prune.empty()) return;
   sched_node& T = sched_[static_cast<std::size_t>(s)];
   auto pruned = [&](int d) { return detail::contains(prune, d); };
-  std::erase_if(T.reads, pruned);
+  T.reads.erase_if(pruned);
   // set_read_writes: unmet becomes every read of a buffer some node writes.
   T.unmet.clear();
   for (int r : detail::elements(T.reads))

@@ -119,7 +119,7 @@ constexpr bool scheduler<Policy>::reorder_loops(int s, int self_dep, int other_d
     std::vector<int> composed(nv);
     for (std::size_t j = 0; j < nv; ++j) composed[j] = lo[order[j]];
     lo = composed;
-    auto rewrite = [&](std::vector<int>& list) {
+    auto rewrite = [&](sched_node::id_list& list) {
       for (int& d : list) {
         dep dd = get_dep(d);
         if (dd.kind != dep_kind::memory) continue;

@@ -28,12 +28,12 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
   alive_.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     const graph_node& nd = g.node(i);
-    sched_node s;
-    s.members = {i};
-    s.reads = nd.reads;
-    s.writes = nd.writes;
-    s.unmet = nd.unmet;
-    s.buffers = nd.buffers;
+    sched_node& s = sched_.emplace_back();  // filled in place: no move of its lists
+    s.members.push_back(i);
+    s.reads.assign(nd.reads.begin(), nd.reads.end());
+    s.writes.assign(nd.writes.begin(), nd.writes.end());
+    s.unmet.assign(nd.unmet.begin(), nd.unmet.end());
+    s.buffers.assign(nd.buffers.begin(), nd.buffers.end());
     s.reduction = nd.kind == node_kind::reduction;
     s.template_kernel = nd.kind == node_kind::template_kernel;
     s.foreach = nd.kind == node_kind::foreach;
@@ -45,7 +45,6 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
     s.rnumel = nd.rnumel;
     s.min_order = s.max_order = i;
     s.group_of = i;
-    sched_.push_back(std::move(s));
     ranges_.emplace_back();
     loop_orders_.emplace_back();
     fused_of_.push_back(i);
@@ -257,8 +256,8 @@ constexpr void scheduler<Policy>::fuse_nodes_once(bool reorder_round, plan& p) {
       c.outcome = r;
       if (a != n1 || b != n2) {
         c.remapped = true;
-        c.tried1 = node(a).members;
-        c.tried2 = node(b).members;
+        c.tried1.assign(node(a).members.begin(), node(a).members.end());
+        c.tried2.assign(node(b).members.begin(), node(b).members.end());
       }
       log.candidates.push_back(std::move(c));
     }
@@ -349,7 +348,7 @@ constexpr void scheduler<Policy>::finish(plan& p) const {
   for (int s : detail::elements(alive_)) {
     const sched_node& S = node(s);
     fused_group grp;
-    grp.nodes = S.members;
+    grp.nodes.assign(S.members.begin(), S.members.end());
     std::size_t names = 0;
     for (int m : detail::elements(S.members)) names += g_.node(m).members.size();
     grp.names.reserve(names);
