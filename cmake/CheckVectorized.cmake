@@ -3,10 +3,11 @@
 # Every line of HEADERS marked with a `// vectorized: NAME` comment (with
 # ONLY, every one whose NAME matches it) must be reported by g++'s
 # vectorizer (-fopt-info-vec-optimized) as "loop vectorized" when SOURCE,
-# which instantiates those loops, is compiled. The marks sit next to the
-# loops, so the check follows the code as it moves.
+# which instantiates those loops, is compiled (to assembly, not assembled:
+# the vectorizer has spoken by then). The marks sit next to the loops, so
+# the check follows the code as it moves.
 cmake_minimum_required(VERSION 3.25)
-execute_process(COMMAND ${COMPILER} ${FLAGS} -fopt-info-vec-optimized -c ${SOURCE} -o /dev/null
+execute_process(COMMAND ${COMPILER} ${FLAGS} -fopt-info-vec-optimized -S ${SOURCE} -o /dev/null
                 RESULT_VARIABLE status OUTPUT_VARIABLE report ERROR_VARIABLE report)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "${SOURCE} does not compile:\n${report}")

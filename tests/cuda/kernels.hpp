@@ -362,8 +362,9 @@ void column_strategies_case() {
   }
 }
 
-/// Softmax and layernorm (one kernel each) over `rows` rows of `n` elements
-/// (rows `skip` on of a larger input: a start `skip * n` elements in).
+/// Softmax, layernorm and a masked softmax (one kernel each) over `rows`
+/// rows of `n` elements (rows `skip` on of a larger input: a start `skip *
+/// n` elements in), fused and unfused.
 template <class T>
 void check_softmax_layernorm(std::int64_t rows, std::int64_t n, std::int64_t skip = 0) {
   constexpr fx::in<"x", T, 2> x;
@@ -373,21 +374,34 @@ void check_softmax_layernorm(std::int64_t rows, std::int64_t n, std::int64_t ski
                                     fx::sum(fx::exp(x - fx::max(x, fx::axis<1>)), fx::axis<1>)};
   constexpr fx::program layernorm{y = (x - fx::mean(x, fx::axis<1>)) *
                                       fx::rsqrt(fx::var(x, fx::axis<1>, fx::correction{0}) + 1e-5f) * w};
+  // A bool mask and x, each read by all three nodes: the row kernels keep one of them (the
+  // wider, x) in registers or in the staged tile, and read the other from memory.
+  constexpr fx::in<"m", bool, 2> m;
+  constexpr auto t = fx::where(m, x * 0.125f, -std::numeric_limits<float>::infinity());
+  constexpr fx::program masked{y = fx::exp(t - fx::max(t, fx::axis<1>)) /
+                                   fx::sum(fx::exp(t - fx::max(t, fx::axis<1>)), fx::axis<1>)};
   const auto hx = input<T>({rows + skip, n}, 11), hw = input<T>({n}, 12);
+  tensor<bool> hm({rows + skip, n});
+  for (std::int64_t i = 0; i < (rows + skip) * n; ++i) hm.data()[i] = i % n == 0 || i * 7 % 5 != 0;  // a true per row
   const auto dx = hx.to(device::cuda), dw = hw.to(device::cuda);
-  tensor<T> es({rows, n}), el({rows, n});
+  const auto dm = hm.to(device::cuda);
+  tensor<T> es({rows, n}), el({rows, n}), em({rows, n});
   fx::run_reference(softmax, x(hx.slice(0, skip, rows + skip)), y(es));
   fx::run_reference(layernorm, x(hx.slice(0, skip, rows + skip)), w(hw), y(el));
+  fx::run_reference(masked, x(hx.slice(0, skip, rows + skip)), m(hm.slice(0, skip, rows + skip)), y(em));
   for (const bool fused : {true, false}) {
-    tensor<T> ds = poisoned<T>({rows, n}), dl = poisoned<T>({rows, n});
+    tensor<T> ds = poisoned<T>({rows, n}), dl = poisoned<T>({rows, n}), dmy = poisoned<T>({rows, n});
     softmax.run(fused ? fx::cuda() : fx::cuda_unfused(), x(dx.slice(0, skip, rows + skip)), y(ds));
     layernorm.run(fused ? fx::cuda() : fx::cuda_unfused(), x(dx.slice(0, skip, rows + skip)), w(dw), y(dl));
+    masked.run(fused ? fx::cuda() : fx::cuda_unfused(), x(dx.slice(0, skip, rows + skip)),
+               m(dm.slice(0, skip, rows + skip)), y(dmy));
     fx::testing::tolerance tol = fx::testing::default_tolerance<T>(6);
     tol.atol = std::max(tol.atol, 1e-6 * static_cast<double>(n) * (std::is_same_v<T, float> ? 1 : 100));
     const std::string what = std::to_string(rows) + " x " + std::to_string(n) +
                              (skip ? " from row " + std::to_string(skip) : "") + (fused ? "" : " (unfused)");
     check(ds, es, tol, "softmax, " + what);
     check(dl, el, tol, "layernorm, " + what);
+    check(dmy, em, tol, "masked softmax, " + what);
   }
 }
 
