@@ -153,6 +153,8 @@ class graph {
   constexpr const buffer_info& buffer(int b) const { return buffers_[static_cast<std::size_t>(b)]; }
   /// Name of device `d`.
   constexpr const std::string& device_name(int d) const { return devices_[d]; }
+  /// Number of distinct devices (ids 0 .. device_count() - 1).
+  constexpr int device_count() const { return devices_.size(); }
   /// Dep by id.
   constexpr const dep& get_dep(int id) const { return deps_[id]; }
   /// Number of distinct deps.

@@ -20,7 +20,7 @@ namespace fusedsl {
 template <class Policy>
 constexpr bool scheduler<Policy>::cpp_rules(int a, int b) const {
   (void)b;  // Inductor takes the backend of node1's device (a device mismatch is refused before)
-  return cfg_.cpp_backend && g_.device_name(node(a).device).starts_with("cpu");
+  return cfg_.cpp_backend && cpu_device_[static_cast<std::size_t>(node(a).device)];
 }
 
 template <class Policy>

@@ -71,11 +71,8 @@ constexpr bool scheduler<Policy>::mix_order_reductions(int a, int b) const {
   const sched_node& A = node(a);
   const sched_node& B = node(b);
   if (!A.reduction || !B.reduction || A.foreach || B.foreach || A.template_kernel || B.template_kernel) return false;
-  auto gpu = [&](const sched_node& n) {
-    const std::string& d = g_.device_name(n.device);
-    return d.starts_with("cuda") || d.starts_with("xpu");
-  };
-  if (!gpu(A) || !gpu(B)) return false;
+  if (!gpu_device_[static_cast<std::size_t>(A.device)] || !gpu_device_[static_cast<std::size_t>(B.device)])
+    return false;
   auto [n1, r1] = unsplit_group(a);
   auto [n2, r2] = unsplit_group(b);
   if ((n1 == n2 && r1 == r2) || n1 != r2 || r1 != n2) return false;

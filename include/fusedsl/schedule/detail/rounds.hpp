@@ -21,6 +21,11 @@ constexpr scheduler<Policy>::scheduler(const graph& g, fuse_config cfg, Policy p
                 "fusedsl: a fusion policy needs the members of inductor_policy: score, less, priority, can_fuse, "
                 "can_fuse_vertical, can_fuse_horizontal and backend_can_fuse");
   const int n = g.size();
+  for (int d = 0; d < g.device_count(); ++d) {
+    const std::string& name = g.device_name(d);
+    cpu_device_.push_back(name.starts_with("cpu"));
+    gpu_device_.push_back(name.starts_with("cuda") || name.starts_with("xpu"));
+  }
   sched_.reserve(static_cast<std::size_t>(2 * n + 1));
   ranges_.reserve(static_cast<std::size_t>(n));
   loop_orders_.reserve(static_cast<std::size_t>(n));

@@ -281,6 +281,9 @@ class scheduler {
   std::vector<std::vector<int>> loop_orders_;      // per graph node, see plan::loop_orders
   std::vector<int> fused_of_, alive_, owner_, index_in_round_;
   std::vector<char> dead_;
+  // Per device id: a CPU ("cpu...": the C++ backend's rules) or a GPU ("cuda...", "xpu...":
+  // mix-order reductions), told by name once rather than per pair.
+  std::vector<char> cpu_device_, gpu_device_;
   // Per max_order, the lowest min_order of the fused nodes made so far (for
   // will_fusion_create_cycle). A fused node that is fused again stays in: the node it
   // became spans it, so it never lowers the floor below what that node does.
