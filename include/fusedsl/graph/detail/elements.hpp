@@ -29,10 +29,12 @@ constexpr pointer_range<T> elements(std::vector<T>& v) {
   return {v.data(), v.data() + v.size()};
 }
 
-/// True when `v` holds `x` (std::find without the iterator calls; see elements).
-template <class T>
-constexpr bool contains(const std::vector<T>& v, const T& x) {
-  for (const T& e : elements(v))
+/// True when `list` holds `x` (std::find without the iterator calls; see
+/// elements): any list that an `elements` overload takes, found by
+/// argument-dependent lookup too (the scheduler's small_vector).
+template <class List, class T>
+constexpr bool contains(const List& list, const T& x) {
+  for (const auto& e : elements(list))
     if (e == x) return true;
   return false;
 }

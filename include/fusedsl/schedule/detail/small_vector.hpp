@@ -11,7 +11,7 @@
 #include <initializer_list>  // std::initializer_list
 #include <type_traits>       // std::is_trivially_copyable_v
 
-#include <fusedsl/graph/detail/elements.hpp>  // pointer_range
+#include <fusedsl/graph/detail/elements.hpp>  // pointer_range, contains
 
 namespace fusedsl::detail {
 
@@ -117,17 +117,10 @@ class small_vector {
   std::uint32_t size_ = 0, capacity_ = N;
 };
 
-/// The elements of `v` (as `elements` gives a std::vector's).
+/// The elements of `v` (as `elements` gives a std::vector's; `contains` finds it too).
 template <class T, std::size_t N>
 constexpr pointer_range<const T> elements(const small_vector<T, N>& v) {
   return {v.data(), v.data() + v.size()};
-}
-/// True when `v` holds `x`.
-template <class T, std::size_t N>
-constexpr bool contains(const small_vector<T, N>& v, const T& x) {
-  for (const T& e : elements(v))
-    if (e == x) return true;
-  return false;
 }
 
 }  // namespace fusedsl::detail
