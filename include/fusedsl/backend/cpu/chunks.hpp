@@ -9,6 +9,7 @@
 /// executor's fused group loops build on it.
 #pragma once
 #include <algorithm>    // std::max
+#include <array>        // std::array
 #include <cstddef>      // std::byte, std::size_t
 #include <cstdint>      // std::int64_t
 #include <type_traits>  // std::is_same_v, std::is_void_v, std::is_floating_point_v, std::is_base_of_v
@@ -107,6 +108,37 @@ struct chunk_reader {
   }
 };
 
+template <class E>
+constexpr bool chunk_invariant_candidate();
+
+/// Marks in `held` the leaf slots of `E` (numbered from First) that only the
+/// subexpressions a holding reader holds (chunk_invariant_candidate) read.
+template <class E, std::size_t First, std::size_t N>
+constexpr void mark_held_slots(std::array<bool, N>& held);
+template <class E, std::size_t First, std::size_t N, std::size_t... I>
+constexpr void mark_held_operand_slots(std::array<bool, N>& held, std::index_sequence<I...>) {
+  (mark_held_slots<typename decltype(+hana::at_c<I>(detail::children<E>::value))::type,
+                   detail::operand_first_slot<E, First, I>()>(held),
+   ...);
+}
+template <class E, std::size_t First, std::size_t N>
+constexpr void mark_held_slots(std::array<bool, N>& held) {
+  if constexpr (chunk_invariant_candidate<E>()) {
+    for (std::size_t k = First; k < First + leaf_slots<E>(); ++k) held[k] = true;
+  } else if constexpr (is_inlined<E> && !is_gather_node<E>) {
+    mark_held_operand_slots<E, First>(held, std::make_index_sequence<E::op::arity>{});
+  }
+}
+
+/// Per leaf slot of `E`: true when only held subexpressions read it, so
+/// that a chunk evaluated with them held never reads its elements.
+template <class E>
+inline constexpr std::array<bool, leaf_slots<E>() + 1> held_only_slot = [] {
+  std::array<bool, leaf_slots<E>() + 1> held{};
+  mark_held_slots<E, 0>(held);
+  return held;
+}();
+
 /// Per-thread staging of one chunk of every leaf slot of expression `E`.
 template <class E>
 struct chunk_leaves {
@@ -152,8 +184,11 @@ struct chunk_leaves {
   /// Points slot K at `n` elements starting at `data[base]` with `step`:
   /// directly when the step is 1, else through a local copy. An index leaf's
   /// offsets are its values, a gathered leaf's are where its elements start:
-  /// they are computed into the staging.
-  void prepare(const void* const* data, const std::int64_t* base, const std::int64_t* step, std::int64_t n) {
+  /// they are computed into the staging. With `held` (the chunk is evaluated
+  /// with its invariant subexpressions held), a slot that only they read is
+  /// pointed at its first element, not spread along the chunk.
+  void prepare(const void* const* data, const std::int64_t* base, const std::int64_t* step, std::int64_t n,
+               bool held = false) {
     std::size_t k = 0;
     hana::for_each(leaf_types<E>(), [&](auto t) {
       using L = typename decltype(t)::type;
@@ -167,6 +202,8 @@ struct chunk_leaves {
       }
       const T* from = static_cast<const T*>(data[k]) + base[k];
       if (step[k] == 1) {
+        leaf[k] = from;
+      } else if (step[k] == 0 && held && held_only_slot<E>[k]) {
         leaf[k] = from;
       } else if (step[k] == 0) {
         if (spread_from[k] != from || spread[k] < n) {

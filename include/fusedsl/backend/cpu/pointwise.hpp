@@ -117,31 +117,34 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
   constexpr bool records_rows = has_invariant_candidates<E>() && !chunk_leaves<E>::computes_slots;
   chunk_invariants<E> rows_held[records_rows ? recorded_rows : 1];
   std::int64_t rows_recorded = 0, next_held = 0;
+  // Where the current row starts (`at_row`: kept from the row before, one `row_step` on).
+  std::int64_t row_step[slots + 1], row_base[slots + 1], out_row = 0;
+  for (std::size_t k = 0; k < slots; ++k) row_step[k] = r >= 2 ? n.leaves[k].strides[r - 2] : 0;
+  const std::int64_t out_row_step = r >= 2 ? n.out.strides[r - 2] : 0;
+  bool at_row = false;
   while (begin < end) {
     if (const std::int64_t rows = whole_rows(index, space, end - begin, rows_at_once)) {  // short rows
-      std::int64_t row_step[slots + 1];
-      for (std::size_t k = 0; k < slots; ++k) {
-        base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
-        row_step[k] = n.leaves[k].strides[r - 2];
-      }
+      for (std::size_t k = 0; k < slots; ++k) base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
       leaves.prepare_rows(t.data, base, row_step, step, rows, row);
-      pointwise_rows_chunk<Out, Shared>(e, leaves, step, out + dot(index, n.out.strides) - t.out_bias,
-                                        n.out.strides[r - 2], out_step, stream, rows, row,
-                                        shared_at<Shared>(shared, done_elements));
+      pointwise_rows_chunk<Out, Shared>(e, leaves, step, out + dot(index, n.out.strides) - t.out_bias, out_row_step,
+                                        out_step, stream, rows, row, shared_at<Shared>(shared, done_elements));
       done_elements += rows * row;
       begin += rows * row;
       step_rows(index, space, rows);
+      at_row = false;
       continue;
     }
     const std::int64_t run = std::min(end - begin, row - innermost(index, r));
-    for (std::size_t k = 0; k < slots; ++k) base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
-    std::int64_t out_at = dot(index, n.out.strides) - t.out_bias;
+    if (!at_row) {
+      for (std::size_t k = 0; k < slots; ++k) row_base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
+      out_row = dot(index, n.out.strides) - t.out_bias;
+    }
+    for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k];
+    std::int64_t out_at = out_row;
     bool record = true;  // at the row's first chunk, unless recorded with the rows before
     if constexpr (records_rows) {
       if (run == row && r >= 2) {  // a whole row: its held values recorded with the next rows'
         if (next_held == rows_recorded) {
-          std::int64_t row_step[slots + 1];
-          for (std::size_t k = 0; k < slots; ++k) row_step[k] = n.leaves[k].strides[r - 2];
           rows_recorded = std::min({recorded_rows, (end - begin) / row, space[r - 2] - index[r - 2]});
           const bool invariant = record_rows(e, t.data, base, row_step, step, rows_recorded, rows_held);
           for (std::int64_t i = 0; i < rows_recorded; ++i) rows_held[i].invariant = invariant;
@@ -155,7 +158,8 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
     }
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
-      leaves.prepare(t.data, base, step, m);
+      const bool use_held = !(record && done == 0) && held.invariant;
+      leaves.prepare(t.data, base, step, m, use_held);
       pointwise_chunk<Out, Shared>(e, leaves, step, held, record && done == 0, out + out_at, out_step, stream, m,
                                    shared_at<Shared>(shared, done_elements));
       done_elements += m;
@@ -163,9 +167,17 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
       out_at += m * out_step;
     }
     begin += run;
-    if (r > 0) {  // next row of the space
+    if (r > 0) {  // next row of the space: along the second-innermost axis, one step on
+      const bool whole_row = run == row;
       index[r - 1] = 0;
-      step_index(index, space, r - 2);
+      at_row = whole_row && r >= 2 && index[r - 2] + 1 < space[r - 2];
+      if (at_row) {
+        ++index[r - 2];
+        for (std::size_t k = 0; k < slots; ++k) row_base[k] += row_step[k];
+        out_row += out_row_step;
+      } else {
+        step_index(index, space, r - 2);
+      }
     }
   }
 }

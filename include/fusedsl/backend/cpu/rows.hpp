@@ -145,12 +145,15 @@ FUSEDSL_FORCEINLINE void add_run(const R& r, Leaves& leaves, const void* const* 
 /// log2(n_lanes) long: merged one after the other, the 31 scalar merges of a
 /// float max would take most of a 1024-element row's time. A fixed order, as
 /// the lanes.
+/// Each round's width is a constant, so that the rounds are straight-line
+/// code on registers (a loop over the widths kept the lanes on the stack, a
+/// store and a load in each round of every row).
 template <int n_lanes, class R, class State>
 FUSEDSL_FORCEINLINE void merge_lanes(const R& r, State* lanes) {
-  for (int width = n_lanes; width > 1;) {
-    const int upper = width / 2, lower = width - upper;
+  if constexpr (n_lanes > 1) {
+    constexpr int upper = n_lanes / 2, lower = n_lanes - upper;
     for (int l = 0; l < upper; ++l) r.op.merge(lanes[l], lanes[lower + l]);  // vectorized: lane merges
-    width = lower;
+    merge_lanes<lower>(r, lanes);
   }
 }
 
