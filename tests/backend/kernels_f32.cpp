@@ -18,6 +18,24 @@ TEST_CASE("a row group computes a reduction's operand once, for the later nodes 
   static_assert(!fx::cpu_detail::keeps_operand<S, 0, 0>());  // the max's operand is a leaf: nothing to keep
   constexpr fx::program sum_of_leaf{y = x - fx::sum(x, fx::axis<1>)};
   static_assert(fx::cpu_detail::operand_source<decltype(sum_of_leaf), 0, -1>() == -1);
+  // Both reductions' operands are computed by the value's loop: it reads the larger one,
+  // the sum's exp(t - max), not the max's t.
+  constexpr fx::in<"m", bool, 2> m;
+  constexpr auto t = fx::where(m, x * 0.125f, -INFINITY);
+  constexpr fx::program masked{y = fx::exp(t - fx::max(t, fx::axis<1>)) /
+                                   fx::sum(fx::exp(t - fx::max(t, fx::axis<1>)), fx::axis<1>)};
+  static_assert(fx::cpu_detail::operand_source<decltype(masked), 0, -1>() == 1);
+  static_assert(!fx::cpu_detail::keeps_operand<decltype(masked), 0, 0>());
+  for (const fx::shape& sizes : {fx::shape{1000, 3}, fx::shape{300, 64}, fx::shape{40, 1023}}) {
+    CAPTURE(fx::to_string(sizes));
+    const auto input = fx::testing::random_tensor<float>(sizes, 8);
+    auto mask = fx::tensor<bool>(sizes);
+    for (std::int64_t i = 0; i < sizes.numel(); ++i) mask.data()[i] = (i * 7) % 5 != 0;
+    auto fused = fx::tensor<float>(sizes), expected = fx::tensor<float>(sizes);
+    masked.run(fx::cpu, x(input), m(mask), y(fused));
+    fx::run_reference(masked, x(input), m(mask), y(expected));
+    FUSEDSL_CHECK_CLOSE(fused.view(), expected.view(), kernel_classes::reduced_tolerance<float>());
+  }
 
   // In place: the value overwrites the rows that the reductions read.
   constexpr fx::program in_place{z = fx::exp(z - fx::max(z, fx::axis<1>)) * 2.0f +

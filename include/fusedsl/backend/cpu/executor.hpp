@@ -95,29 +95,39 @@ constexpr bool lists(detail::type_list<T...>) {
   return (std::is_same_v<A, T> || ...);
 }
 
-/// True when `R` is a reduction whose operand, an inlined expression, is
-/// among the subexpressions `Computed` of another loop, in the same type.
+/// The number of types in a type list.
+template <class... T>
+constexpr int list_length(detail::type_list<T...>) {
+  return static_cast<int>(sizeof...(T));
+}
+
+/// When `R` is a reduction whose operand, an inlined expression, is among
+/// the subexpressions `Computed` of another loop, in the same type: the
+/// operand's count of computed subexpressions (what sharing it saves); else 0.
 template <class R, class Computed>
-constexpr bool operand_among() {
+constexpr int operand_among() {
   if constexpr (!is_reduction_node<R>) {
-    return false;
+    return 0;
   } else {
     using A = std::remove_cvref_t<decltype(std::declval<R>().arg)>;
     if constexpr (!is_inlined<A> || !std::is_same_v<loop_value_t<A>, compute_t<kernel_numerics, R::input_dtype>>)
-      return false;
-    else return lists<A>(Computed{});
+      return 0;
+    else return lists<A>(Computed{}) ? list_length(typename computed_subexpressions<A>::type{}) : 0;
   }
 }
 
-/// Position of the first of `Nodes` (`hana::type`s) that operand_among
-/// finds in `Computed`, or -1. (A function template, not a generic lambda:
-/// nvcc compiles this header too.)
+/// Position of the one of `Nodes` (`hana::type`s) whose operand
+/// operand_among finds in `Computed` and that saves the most (the first of
+/// equals), or -1: a masked softmax's output shares its sum's exp(t - max),
+/// not its max's t = where(mask, x, -inf). (A function template, not a
+/// generic lambda: nvcc compiles this header too.)
 template <class Computed, class... Nodes>
-constexpr int first_operand_among(const hana::tuple<Nodes...>&) {
-  constexpr bool found[] = {operand_among<typename Nodes::type, Computed>()..., true};
-  int k = 0;
-  while (!found[k]) ++k;
-  return k == static_cast<int>(sizeof...(Nodes)) ? -1 : k;
+constexpr int largest_operand_among(const hana::tuple<Nodes...>&) {
+  constexpr int saves[] = {operand_among<typename Nodes::type, Computed>()..., 0};
+  int best = -1;
+  for (int k = 0; k < static_cast<int>(sizeof...(Nodes)); ++k)
+    if (saves[k] > 0 && (best < 0 || saves[k] > saves[best])) best = k;
+  return best;
 }
 
 /// The reduction of statement S whose operand pointwise node (S, K) also
@@ -133,7 +143,7 @@ constexpr int operand_source() {
     return -1;
   } else {
     using E = std::remove_cvref_t<decltype(detail::loop_expression_of<K>(std::declval<const N&>()))>;
-    return first_operand_among<typename computed_subexpressions<E>::type>(distinct_nodes<V>());
+    return largest_operand_among<typename computed_subexpressions<E>::type>(distinct_nodes<V>());
   }
 }
 
