@@ -25,6 +25,16 @@
 #  endif
 #endif
 
+/// Keeps a function out of its callers: compiled once, for the baseline
+/// target, where inlined into the kernels' target clones it ran slower.
+#ifndef FUSEDSL_NOINLINE
+#  if defined(_MSC_VER)
+#    define FUSEDSL_NOINLINE __declspec(noinline)
+#  else
+#    define FUSEDSL_NOINLINE __attribute__((noinline))
+#  endif
+#endif
+
 /// 1 while nvcc compiles the device side of a translation unit (device
 /// intrinsics replace host math there).
 #if defined(__CUDA_ARCH__)

@@ -15,7 +15,7 @@
 #include <type_traits>  // std::is_same_v, std::is_void_v, std::is_floating_point_v, std::is_base_of_v
 #include <utility>      // std::index_sequence, std::make_index_sequence
 
-#include <fusedsl/core/config.hpp>         // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE, FUSEDSL_INDEPENDENT_ITERATIONS
+#include <fusedsl/core/config.hpp>  // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE, FUSEDSL_NOINLINE, FUSEDSL_INDEPENDENT_ITERATIONS
 #include <fusedsl/core/hana.hpp>           // hana::for_each, hana::unpack
 #include <fusedsl/core/numerics.hpp>       // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>       // evaluate, reader_holds, detail::operand_first_slot
@@ -111,32 +111,36 @@ struct chunk_reader {
 template <class E>
 constexpr bool chunk_invariant_candidate();
 
-/// Marks in `held` the leaf slots of `E` (numbered from First) that only the
-/// subexpressions a holding reader holds (chunk_invariant_candidate) read.
-template <class E, std::size_t First, std::size_t N>
-constexpr void mark_held_slots(std::array<bool, N>& held);
-template <class E, std::size_t First, std::size_t N, std::size_t... I>
-constexpr void mark_held_operand_slots(std::array<bool, N>& held, std::index_sequence<I...>) {
-  (mark_held_slots<typename decltype(+hana::at_c<I>(detail::children<E>::value))::type,
-                   detail::operand_first_slot<E, First, I>()>(held),
+/// Marks in `unread` the leaf slots of `E` (numbered from First) that a loop
+/// reading subexpression `Shared` from another loop's values (unless void),
+/// and with `held` its invariant subexpressions (chunk_invariant_candidate)
+/// held, never reads element by element.
+template <class E, class Shared, bool held, std::size_t First, std::size_t N>
+constexpr void mark_unread_slots(std::array<bool, N>& unread);
+template <class E, class Shared, bool held, std::size_t First, std::size_t N, std::size_t... I>
+constexpr void mark_unread_operand_slots(std::array<bool, N>& unread, std::index_sequence<I...>) {
+  (mark_unread_slots<typename decltype(+hana::at_c<I>(detail::children<E>::value))::type, Shared, held,
+                     detail::operand_first_slot<E, First, I>()>(unread),
    ...);
 }
-template <class E, std::size_t First, std::size_t N>
-constexpr void mark_held_slots(std::array<bool, N>& held) {
-  if constexpr (chunk_invariant_candidate<E>()) {
-    for (std::size_t k = First; k < First + leaf_slots<E>(); ++k) held[k] = true;
+template <class E, class Shared, bool held, std::size_t First, std::size_t N>
+constexpr void mark_unread_slots(std::array<bool, N>& unread) {
+  if constexpr (std::is_same_v<E, Shared> || (held && chunk_invariant_candidate<E>())) {
+    for (std::size_t k = First; k < First + leaf_slots<E>(); ++k) unread[k] = true;
   } else if constexpr (is_inlined<E> && !is_gather_node<E>) {
-    mark_held_operand_slots<E, First>(held, std::make_index_sequence<E::op::arity>{});
+    mark_unread_operand_slots<E, Shared, held, First>(unread, std::make_index_sequence<E::op::arity>{});
   }
 }
 
-/// Per leaf slot of `E`: true when only held subexpressions read it, so
-/// that a chunk evaluated with them held never reads its elements.
-template <class E>
-inline constexpr std::array<bool, leaf_slots<E>() + 1> held_only_slot = [] {
-  std::array<bool, leaf_slots<E>() + 1> held{};
-  mark_held_slots<E, 0>(held);
-  return held;
+/// Per leaf slot of `E`: true when a loop over it that reads `Shared` from
+/// elsewhere (unless void) and, with `held`, holds its invariant
+/// subexpressions, never reads the slot's elements: `chunk_leaves::prepare`
+/// then points the slot at its first element instead of copying it.
+template <class E, class Shared, bool held>
+inline constexpr std::array<bool, leaf_slots<E>() + 1> unread_slots = [] {
+  std::array<bool, leaf_slots<E>() + 1> unread{};
+  mark_unread_slots<E, Shared, held, 0>(unread);
+  return unread;
 }();
 
 /// Per-thread staging of one chunk of every leaf slot of expression `E`.
@@ -184,26 +188,52 @@ struct chunk_leaves {
   /// Points slot K at `n` elements starting at `data[base]` with `step`:
   /// directly when the step is 1, else through a local copy. An index leaf's
   /// offsets are its values, a gathered leaf's are where its elements start:
-  /// they are computed into the staging. With `held` (the chunk is evaluated
-  /// with its invariant subexpressions held), a slot that only they read is
-  /// pointed at its first element, not spread along the chunk.
+  /// they are computed into the staging. A slot that the loop does not read
+  /// element by element (`unread`, unread_slots) is pointed at its first
+  /// element, not copied. (Slot by slot through functions, not a lambda: a
+  /// lambda is not inlined into the kernels' x86-64-v3 clone, and the copies
+  /// would run as the baseline compiled them, in a call per chunk.)
   void prepare(const void* const* data, const std::int64_t* base, const std::int64_t* step, std::int64_t n,
-               bool held = false) {
-    std::size_t k = 0;
-    hana::for_each(leaf_types<E>(), [&](auto t) {
-      using L = typename decltype(t)::type;
-      using T = leaf_storage_t<L>;
-      T* to = reinterpret_cast<T*>(staging[k]);
-      if constexpr (is_computed_leaf<L>) {
-        std::int64_t* offset = computed_offsets<L>(k, data);
-        for (std::int64_t i = 0; i < n; ++i) offset[i] = base[k] + i * step[k];
-        ++k;
-        return;
-      }
+               const bool* unread = nullptr) {
+    prepare_slots(data, base, step, n, unread, std::make_index_sequence<slots>{});
+  }
+
+  /// prepare, kept out of its caller: the column kernel's loops ran slower
+  /// with it inlined (column sums; bench/RESULTS.md).
+  FUSEDSL_NOINLINE void prepare_apart(const void* const* data, const std::int64_t* base, const std::int64_t* step,
+                                      std::int64_t n) {
+    prepare(data, base, step, n);
+  }
+
+  /// Points slot K at `rows` rows of `cols` elements, row i at `data[base + i * row_step]`
+  /// with `step` along it, as one chunk (rows * cols <= chunk): directly when the rows
+  /// are contiguous one after the other, else through a local copy. Not inlined: in
+  /// the kernels' x86-64-v3 clone, a column vector's values repeated along rows of 3
+  /// ran slower (add_col over rows of 3; bench/RESULTS.md).
+  FUSEDSL_NOINLINE void prepare_rows(const void* const* data, const std::int64_t* base, const std::int64_t* row_step,
+                                     const std::int64_t* step, std::int64_t rows, std::int64_t cols) {
+    if (rows == 1) return prepare(data, base, step, cols);
+    prepare_row_slots(data, base, row_step, step, rows, cols, std::make_index_sequence<slots>{});
+  }
+
+ private:
+  template <std::size_t... K>
+  FUSEDSL_FORCEINLINE void prepare_slots(const void* const* data, const std::int64_t* base, const std::int64_t* step,
+                                         std::int64_t n, const bool* unread, std::index_sequence<K...>) {
+    (prepare_slot<K>(data, base, step, n, unread), ...);
+  }
+  template <std::size_t k>
+  FUSEDSL_FORCEINLINE void prepare_slot(const void* const* data, const std::int64_t* base, const std::int64_t* step,
+                                        std::int64_t n, const bool* unread) {
+    using L = leaf_at<E, k>;
+    using T = leaf_storage_t<L>;
+    T* to = reinterpret_cast<T*>(staging[k]);
+    if constexpr (is_computed_leaf<L>) {
+      std::int64_t* offset = computed_offsets<L>(k, data);
+      for (std::int64_t i = 0; i < n; ++i) offset[i] = base[k] + i * step[k];
+    } else {
       const T* from = static_cast<const T*>(data[k]) + base[k];
-      if (step[k] == 1) {
-        leaf[k] = from;
-      } else if (step[k] == 0 && held && held_only_slot<E>[k]) {
+      if (step[k] == 1 || (unread && unread[k])) {
         leaf[k] = from;
       } else if (step[k] == 0) {
         if (spread_from[k] != from || spread[k] < n) {
@@ -217,55 +247,52 @@ struct chunk_leaves {
         spread_from[k] = nullptr;
         leaf[k] = to;
       }
-      ++k;
-    });
+    }
   }
 
-  /// Points slot K at `rows` rows of `cols` elements, row i at `data[base + i * row_step]`
-  /// with `step` along it, as one chunk (rows * cols <= chunk): directly when the rows
-  /// are contiguous one after the other, else through a local copy.
-  void prepare_rows(const void* const* data, const std::int64_t* base, const std::int64_t* row_step,
-                    const std::int64_t* step, std::int64_t rows, std::int64_t cols) {
-    if (rows == 1) return prepare(data, base, step, cols);
-    std::size_t k = 0;
-    hana::for_each(leaf_types<E>(), [&](auto t) {
-      using L = typename decltype(t)::type;
-      using T = leaf_storage_t<L>;
-      T* to = reinterpret_cast<T*>(staging[k]);
-      if constexpr (is_computed_leaf<L>) {
-        std::int64_t* offset = computed_offsets<L>(k, data);
+  template <std::size_t... K>
+  FUSEDSL_FORCEINLINE void prepare_row_slots(const void* const* data, const std::int64_t* base,
+                                             const std::int64_t* row_step, const std::int64_t* step, std::int64_t rows,
+                                             std::int64_t cols, std::index_sequence<K...>) {
+    (prepare_row_slot<K>(data, base, row_step, step, rows, cols), ...);
+  }
+  template <std::size_t k>
+  FUSEDSL_FORCEINLINE void prepare_row_slot(const void* const* data, const std::int64_t* base,
+                                            const std::int64_t* row_step, const std::int64_t* step, std::int64_t rows,
+                                            std::int64_t cols) {
+    using L = leaf_at<E, k>;
+    using T = leaf_storage_t<L>;
+    T* to = reinterpret_cast<T*>(staging[k]);
+    if constexpr (is_computed_leaf<L>) {
+      std::int64_t* offset = computed_offsets<L>(k, data);
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) offset[i * cols + j] = base[k] + i * row_step[k] + j * step[k];
+      return;
+    }
+    const T* from = static_cast<const T*>(data[k]) + base[k];
+    if (step[k] == 1 && row_step[k] == cols) {
+      spread_from[k] = nullptr;
+      leaf[k] = from;
+    } else if (row_step[k] == 0) {  // one row repeated (a row vector): copied once while it stays
+      if (spread_from[k] != from || spread[k] != -rows * cols) {
         for (std::int64_t i = 0; i < rows; ++i)
-          for (std::int64_t j = 0; j < cols; ++j) offset[i * cols + j] = base[k] + i * row_step[k] + j * step[k];
-        ++k;
-        return;
+          for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = from[j * step[k]];
+        spread_from[k] = from;
+        spread[k] = -rows * cols;  // negative: rows repeated, not one element
       }
-      const T* from = static_cast<const T*>(data[k]) + base[k];
-      if (step[k] == 1 && row_step[k] == cols) {
-        spread_from[k] = nullptr;
-        leaf[k] = from;
-      } else if (row_step[k] == 0) {  // one row repeated (a row vector): copied once while it stays
-        if (spread_from[k] != from || spread[k] != -rows * cols) {
-          for (std::int64_t i = 0; i < rows; ++i)
-            for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = from[j * step[k]];
-          spread_from[k] = from;
-          spread[k] = -rows * cols;  // negative: rows repeated, not one element
-        }
-        leaf[k] = to;
-      } else if (step[k] == 0) {  // one value per row (a column vector), repeated along it
-        spread_from[k] = nullptr;
-        repeat_along_rows(to, from, rows, row_step[k], cols);
-        leaf[k] = to;
-      } else {
-        spread_from[k] = nullptr;
-        for (std::int64_t i = 0; i < rows; ++i)
-          for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = from[i * row_step[k] + j * step[k]];
-        leaf[k] = to;
-      }
-      ++k;
-    });
+      leaf[k] = to;
+    } else if (step[k] == 0) {  // one value per row (a column vector), repeated along it
+      spread_from[k] = nullptr;
+      repeat_along_rows(to, from, rows, row_step[k], cols);
+      leaf[k] = to;
+    } else {
+      spread_from[k] = nullptr;
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) to[i * cols + j] = from[i * row_step[k] + j * step[k]];
+      leaf[k] = to;
+    }
   }
 
- private:
   /// Where slot `k`, an index leaf (L) or a gathered leaf, takes its chunk's
   /// offsets (the gathered leaf's memory at `data[k]`), pointing the slot there.
   template <class L>

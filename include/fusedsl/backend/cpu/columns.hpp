@@ -157,10 +157,10 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
       const bool two = pairs && j + 1 < run_end;
       for (const column_chunk& cc : chunks) {
         for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + cc.offset[k];
-        leaves.prepare(t.data, base, step, cc.width);
+        leaves.prepare_apart(t.data, base, step, cc.width);
         if (two) {
           for (std::size_t k = 0; k < slots; ++k) base[k] += row_step[k];
-          next.prepare(t.data, base, step, cc.width);
+          next.prepare_apart(t.data, base, step, cc.width);
           for (std::int64_t i = 0; i < cc.width; ++i) {  // vectorized: column states
             // A local state, so that it is stored once: with both adds on
             // the array's, GCC stores it after each (much slower).

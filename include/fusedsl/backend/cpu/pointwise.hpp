@@ -159,7 +159,8 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
       const bool use_held = !(record && done == 0) && held.invariant;
-      leaves.prepare(t.data, base, step, m, use_held);
+      leaves.prepare(t.data, base, step, m,
+                     use_held ? unread_slots<E, Shared, true>.data() : unread_slots<E, Shared, false>.data());
       pointwise_chunk<Out, Shared>(e, leaves, step, held, record && done == 0, out + out_at, out_step, stream, m,
                                    shared_at<Shared>(shared, done_elements));
       done_elements += m;
