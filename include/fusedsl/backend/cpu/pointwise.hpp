@@ -158,10 +158,11 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
     }
     for (std::int64_t done = 0; done < run; done += chunk) {
       const std::int64_t m = std::min(chunk, run - done);
-      const bool use_held = !(record && done == 0) && held.invariant;
+      // A chunk that records the held values is prepared whole (whether they hold is known after).
+      const bool records = record && done == 0, uses_held = !records && held.invariant;
       leaves.prepare(t.data, base, step, m,
-                     use_held ? unread_slots<E, Shared, true>.data() : unread_slots<E, Shared, false>.data());
-      pointwise_chunk<Out, Shared>(e, leaves, step, held, record && done == 0, out + out_at, out_step, stream, m,
+                     uses_held ? unread_slots<E, Shared, true>.data() : unread_slots<E, Shared, false>.data());
+      pointwise_chunk<Out, Shared>(e, leaves, step, held, records, out + out_at, out_step, stream, m,
                                    shared_at<Shared>(shared, done_elements));
       done_elements += m;
       for (std::size_t k = 0; k < slots; ++k) base[k] += m * step[k];
