@@ -95,6 +95,28 @@ TEST_CASE("each node is paired with at most the next 64 nodes of a bucket") {
   CHECK(fx::fuse_nodes(g, wide).rounds[0].pairs_examined == 70 * 69 / 2);
 }
 
+TEST_CASE("pairs are examined as Inductor meets them: bucket after bucket, each pair once") {
+  // Buckets in order of first use: x = [A, C, D], then z = [B, C, D]. Inductor examines
+  // (A,C), (A,D), (C,D) in x, then (B,C), (B,D) in z, where (C,D) is not examined again;
+  // taken node by node, (B,*) would come before (C,D). Nodes of different sizes: every
+  // pair is refused, so the refusals show the order.
+  auto g = finalized({pointwise("A", {flat("x", N)}, {flat("a", N)}, N),
+                      pointwise("B", {flat("z", 2 * N)}, {flat("b", 2 * N)}, 2 * N),
+                      pointwise("C", {flat("x", N), flat("z", 2 * N)}, {flat("c", 3 * N)}, 3 * N),
+                      pointwise("D", {flat("x", N), flat("z", 2 * N)}, {flat("d", 5 * N)}, 5 * N)},
+                     {"a", "b", "c", "d"});
+  fx::fuse_config cfg;
+  cfg.record_rejected = true;
+  auto p = fx::fuse_nodes(g, cfg);
+  const auto& r = p.rounds[0];
+  CHECK(r.pairs_examined == 5);
+  CHECK(r.candidates.empty());
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& x : r.rejected) order.push_back({joined(p, r.members(x.node1)), joined(p, r.members(x.node2))});
+  CHECK(order ==
+        std::vector<std::pair<std::string, std::string>>{{"A", "C"}, {"A", "D"}, {"C", "D"}, {"B", "C"}, {"B", "D"}});
+}
+
 TEST_CASE("fuse_nodes stops after 10 rounds, when nothing changes, or at one node") {
   // M0+M1 fuse in round 1. Y_k shares 5 bytes with M0 and 5 with Y_{k-1}: only once both
   // are in one kernel does it reach the 10-byte threshold, so each round adds one Y.

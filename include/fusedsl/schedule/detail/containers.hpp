@@ -1,50 +1,16 @@
 /// @file containers.hpp
-/// Small constexpr containers of the scheduler: a set of node pairs and a
-/// suffix-minimum tree (for the cycle check), and a product of sizes.
+/// Small constexpr containers of the scheduler: a suffix-minimum tree (for the
+/// cycle check), and a product of sizes.
 #pragma once
 #include <algorithm>  // std::min
 #include <cstddef>    // std::size_t
-#include <cstdint>    // std::int64_t, std::uint64_t
+#include <cstdint>    // std::int64_t
 #include <limits>     // std::numeric_limits
-#include <utility>    // std::move
 #include <vector>     // std::vector
-
-#include <fusedsl/graph/detail/elements.hpp>  // detail::elements
-#include <fusedsl/graph/detail/intern.hpp>    // hash_mix
 
 namespace fusedsl {
 
 namespace detail {
-/// Open-addressing set of 64-bit keys (pairs of node ids), constexpr-friendly.
-class pair_set {
- public:
-  /// Inserts `k`; false when it was already present.
-  constexpr bool insert(std::uint64_t k) {
-    if ((count_ + 1) * 2 > slots_.size()) grow();
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hash_mix(0, k) & mask;; i = (i + 1) & mask) {
-      if (slots_[i] == empty) {
-        slots_[i] = k;
-        ++count_;
-        return true;
-      }
-      if (slots_[i] == k) return false;
-    }
-  }
-
- private:
-  static constexpr std::uint64_t empty = ~std::uint64_t{0};
-  constexpr void grow() {
-    std::vector<std::uint64_t> old = std::move(slots_);
-    slots_.assign(old.empty() ? 64 : old.size() * 2, empty);
-    count_ = 0;
-    for (auto k : detail::elements(old))
-      if (k != empty) insert(k);
-  }
-  std::vector<std::uint64_t> slots_;
-  std::size_t count_ = 0;
-};
-
 /// Minimums over the suffixes of positions 0 .. n-1 whose values only decrease: a
 /// segment tree, O(log n) per change and per query.
 class suffix_min {

@@ -113,17 +113,20 @@ constexpr void scheduler<Policy>::start_round() {
 template <class Policy>
 constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusions(bool reorder_round, round_log* log,
                                                                                    std::size_t& examined) {
-  std::vector<std::pair<int, int>> found;
-  detail::pair_set seen;
-  // Buckets of nodes by every buffer they use, in order of first use. Built flat
-  // (uses in node order, then a stable counting sort) to avoid a vector per buffer.
-  auto& uses = tmp_->uses;           // (buffer, node) in traversal order
-  auto& buckets = tmp_->buckets;     // per buffer: (size, start in `filled`)
-  auto& order = tmp_->bucket_order;  // buffers in order of first use
-  auto& filled = tmp_->filled;       // the buckets' nodes, bucket after bucket
+  // Inductor walks its lists (the nodes of each buffer, in order of the buffers' first use;
+  // then, with aggressive fusion, the nodes of each group) pair by pair, each node with the
+  // next `window` ones, and skips pairs seen before. The same pairs are found here node by
+  // node, with the partners marked per node instead of a set of all pairs (which outgrows
+  // the caches on large graphs), and then put in the order Inductor examines them: by list,
+  // then by position in it. Examined in that order since can_fuse may reorder loops.
+  auto& lists = tmp_->lists;    // per list: (start in `filled`, size), in Inductor's order
+  auto& filled = tmp_->filled;  // the lists' nodes, list after list
+  auto& uses = tmp_->uses;      // (buffer, node) in traversal order
+  lists.clear();
+  filled.clear();
   uses.clear();
-  order.clear();
-  buckets.assign(static_cast<std::size_t>(g_.buffer_count()), {0, 0});
+  auto& bucket_of = tmp_->bucket_of;  // per buffer: its list, or -1
+  bucket_of.assign(static_cast<std::size_t>(g_.buffer_count()), -1);
   for (int s : detail::elements(alive_)) {
     const sched_node& S = node(s);
     if (S.unfusable()) continue;
@@ -135,47 +138,25 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
           int buf = get_dep(d).buffer;
           if (tmp_->buf_mark[static_cast<std::size_t>(buf)] == t) continue;
           tmp_->buf_mark[static_cast<std::size_t>(buf)] = t;
-          if (buckets[static_cast<std::size_t>(buf)].first++ == 0) order.push_back(buf);
-          uses.push_back({buf, s});
+          int& b = bucket_of[static_cast<std::size_t>(buf)];
+          if (b < 0) {
+            b = static_cast<int>(lists.size());
+            lists.push_back({0, 0});
+          }
+          ++lists[static_cast<std::size_t>(b)].second;
+          uses.push_back({b, s});
         }
   }
   int at = 0;
-  for (int buf : detail::elements(order)) {
-    auto& [size, start] = buckets[static_cast<std::size_t>(buf)];
+  for (auto& [start, size] : lists) {
     start = at;
     at += size;
     size = 0;  // counts the nodes filled in below
   }
   filled.resize(uses.size());
-  for (const auto& [buf, s] : detail::elements(uses)) {
-    auto& [size, start] = buckets[static_cast<std::size_t>(buf)];
+  for (const auto& [b, s] : detail::elements(uses)) {
+    auto& [start, size] = lists[static_cast<std::size_t>(b)];
     filled[static_cast<std::size_t>(start + size++)] = s;
-  }
-  auto check_all_pairs = [&](std::span<const int> list) {
-    const std::size_t window = static_cast<std::size_t>(cfg_.max_fusion_buffer_group_pairwise_attempts);
-    for (std::size_t i = 0; i < list.size(); ++i)
-      for (std::size_t j = i + 1; j < list.size() && j <= i + window; ++j) {
-        int n1 = list[i], n2 = list[j];
-        if (!seen.insert((static_cast<std::uint64_t>(n1) << 32) | static_cast<std::uint32_t>(n2))) continue;
-        ++examined;
-        why_no_fuse r = can_fuse(n1, n2, reorder_round);
-        if (r == why_no_fuse::none) {
-          found.push_back({n1, n2});
-          continue;
-        }
-        const sched_node& N2 = node(n2);
-        if ((N2.template_kernel || N2.foreach) && can_fuse(n2, n1, reorder_round) == why_no_fuse::none) {
-          found.push_back({n2, n1});
-          continue;
-        }
-        if (log && cfg_.record_rejected)
-          log->rejected.push_back(
-              {index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
-      }
-  };
-  for (int buf : detail::elements(order)) {
-    const auto& [size, start] = buckets[static_cast<std::size_t>(buf)];
-    check_all_pairs(std::span<const int>(filled.data() + start, static_cast<std::size_t>(size)));
   }
   if (cfg_.aggressive_fusion) {
     struct group_key {
@@ -184,7 +165,7 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
       constexpr bool operator==(const group_key&) const = default;
     };
     std::vector<group_key> keys;
-    std::vector<std::vector<int>> lists;
+    std::vector<std::vector<int>> groups;
     for (int s : detail::elements(alive_)) {
       const sched_node& S = node(s);
       if (S.extern_kernel) continue;
@@ -192,12 +173,88 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
       auto it = std::find(keys.begin(), keys.end(), k);
       if (it == keys.end()) {
         keys.push_back(k);
-        lists.push_back({s});
+        groups.push_back({s});
       } else {
-        lists[static_cast<std::size_t>(it - keys.begin())].push_back(s);
+        groups[static_cast<std::size_t>(it - keys.begin())].push_back(s);
       }
     }
-    for (const auto& l : detail::elements(lists)) check_all_pairs(l);
+    for (const auto& grp : detail::elements(groups)) {
+      lists.push_back({static_cast<int>(filled.size()), static_cast<int>(grp.size())});
+      filled.insert(filled.end(), grp.begin(), grp.end());
+    }
+  }
+  // Each node's places (list, position), node after node in traversal order, each node's
+  // in list order: a counting sort of the lists' entries by node.
+  auto& place_start = tmp_->place_start;  // per scheduler node: its first place
+  auto& places = tmp_->places;
+  place_start.assign(sched_.size() + 1, 0);
+  for (int s : detail::elements(filled)) ++place_start[static_cast<std::size_t>(s)];
+  {
+    int sum = 0;
+    for (int s : detail::elements(alive_)) {
+      int c = place_start[static_cast<std::size_t>(s)];
+      place_start[static_cast<std::size_t>(s)] = sum;
+      sum += c;
+    }
+  }
+  places.resize(filled.size());
+  for (std::size_t l = 0; l < lists.size(); ++l) {
+    const auto [start, size] = lists[l];
+    for (int i = 0; i < size; ++i) {
+      int& next = place_start[static_cast<std::size_t>(filled[static_cast<std::size_t>(start + i)])];
+      places[static_cast<std::size_t>(next++)] = {static_cast<int>(l), i};
+    }
+  }
+  // place_start[s] now marks the end of s's places; they start where the previous node's end.
+  // Pairs by first node; each partner once per node, in the first list that pairs them.
+  auto& pairs = tmp_->pairs;  // (list, (node1, node2))
+  pairs.clear();
+  auto& partner_seen = tmp_->partner_seen;
+  partner_seen.resize(sched_.size(), 0);
+  const int window = cfg_.max_fusion_buffer_group_pairwise_attempts;
+  int from = 0;
+  for (int s : detail::elements(alive_)) {
+    const int to = place_start[static_cast<std::size_t>(s)];
+    const int t = ++tmp_->stamp;
+    for (int k = from; k < to; ++k) {
+      const auto [l, i] = places[static_cast<std::size_t>(k)];
+      const auto [start, size] = lists[static_cast<std::size_t>(l)];
+      for (int j = i + 1; j < size && j <= i + window; ++j) {
+        int n2 = filled[static_cast<std::size_t>(start + j)];
+        if (partner_seen[static_cast<std::size_t>(n2)] == t) continue;
+        partner_seen[static_cast<std::size_t>(n2)] = t;
+        pairs.push_back({l, {s, n2}});
+      }
+    }
+    from = to;
+  }
+  // Into Inductor's order: a stable counting sort by list keeps each list's pairs by the
+  // first node's position (the traversal order), then the second's.
+  auto& by_list = tmp_->by_list;
+  by_list.assign(lists.size() + 1, 0);
+  for (const auto& pr : detail::elements(pairs)) ++by_list[static_cast<std::size_t>(pr.first) + 1];
+  for (std::size_t l = 1; l < by_list.size(); ++l) by_list[l] += by_list[l - 1];
+  auto& ordered = tmp_->ordered;
+  ordered.resize(pairs.size());
+  for (const auto& pr : detail::elements(pairs))
+    ordered[static_cast<std::size_t>(by_list[static_cast<std::size_t>(pr.first)]++)] = pr.second;
+
+  std::vector<std::pair<int, int>> found;
+  for (const auto& [n1, n2] : detail::elements(ordered)) {
+    ++examined;
+    why_no_fuse r = can_fuse(n1, n2, reorder_round);
+    if (r == why_no_fuse::none) {
+      found.push_back({n1, n2});
+      continue;
+    }
+    const sched_node& N2 = node(n2);
+    if ((N2.template_kernel || N2.foreach) && can_fuse(n2, n1, reorder_round) == why_no_fuse::none) {
+      found.push_back({n2, n1});
+      continue;
+    }
+    if (log && cfg_.record_rejected)
+      log->rejected.push_back(
+          {index_in_round_[static_cast<std::size_t>(n1)], index_in_round_[static_cast<std::size_t>(n2)], r});
   }
   // Keep only the pairs of the backend's best (lowest) priority.
   if (!found.empty()) {

@@ -309,10 +309,14 @@ class scheduler {
     std::vector<std::vector<std::int64_t>> memo;  // policy memo per scheduler node
     std::vector<char> memo_valid;
     std::vector<std::pair<int, int>> remaining;  // can_fuse_vertical
-    // get_possible_fusions: (buffer, node) uses, per buffer its bucket (size, start),
-    // the buffers in order of first use, the buckets' nodes
-    std::vector<std::pair<int, int>> uses, buckets;
-    std::vector<int> bucket_order, filled;
+    // get_possible_fusions: (list, node) uses; per list (start, size); per buffer its list;
+    // the lists' nodes; per node where its places end; the places (list, position); per
+    // list where its pairs go; the pairs with their list, then in Inductor's order
+    std::vector<std::pair<int, int>> uses, lists;
+    std::vector<int> bucket_of, filled, place_start, partner_seen, by_list;
+    std::vector<std::pair<int, int>> places;
+    std::vector<std::pair<int, std::pair<int, int>>> pairs;
+    std::vector<std::pair<int, int>> ordered;
     // topological_sort
     std::vector<int> start, producers, result;
     std::vector<std::pair<int, int>> deps, order_stack;
