@@ -134,6 +134,42 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
       at_row = false;
       continue;
     }
+    if (r >= 2 && row <= chunk && index[r - 1] == 0 && end - begin >= row) {
+      // Whole rows of at most a chunk (a row group over rows of 64): a chunk a row, the
+      // leaves stepped on by the rows' strides, nothing else updated per row.
+      const std::int64_t rows = std::min((end - begin) / row, space[r - 2] - index[r - 2]);
+      if (!at_row) {
+        for (std::size_t k = 0; k < slots; ++k) row_base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
+        out_row = dot(index, n.out.strides) - t.out_bias;
+      }
+      for (std::int64_t i = 0; i < rows; ++i) {
+        chunk_invariants<E>* row_held = &held;
+        bool records = true;  // at the row's chunk, unless recorded with the rows before
+        if constexpr (records_rows) {
+          if (next_held == rows_recorded) {
+            rows_recorded = std::min(recorded_rows, rows - i);
+            const bool invariant = record_rows(e, t.data, row_base, row_step, step, rows_recorded, rows_held);
+            for (std::int64_t h = 0; h < rows_recorded; ++h) rows_held[h].invariant = invariant;
+            next_held = 0;
+          }
+          row_held = &rows_held[next_held++];
+          records = false;
+        }
+        leaves.prepare(t.data, row_base, step, row,
+                       !records && row_held->invariant ? unread_slots<E, Shared, true>.data()
+                                                       : unread_slots<E, Shared, false>.data());
+        pointwise_chunk<Out, Shared>(e, leaves, step, *row_held, records, out + out_row, out_step, stream, row,
+                                     shared_at<Shared>(shared, done_elements));
+        done_elements += row;
+        for (std::size_t k = 0; k < slots; ++k) row_base[k] += row_step[k];
+        out_row += out_row_step;
+      }
+      begin += rows * row;
+      // row_base and out_row are the next row's unless the second-innermost axis ended.
+      at_row = index[r - 2] + rows < space[r - 2];
+      step_rows(index, space, rows);
+      continue;
+    }
     const std::int64_t run = std::min(end - begin, row - innermost(index, r));
     if (!at_row) {
       for (std::size_t k = 0; k < slots; ++k) row_base[k] = dot(index, n.leaves[k].strides) - t.bias[k];

@@ -113,29 +113,38 @@ inline constexpr bool reads_leaf_in_place = [] {
   else return std::is_same_v<leaf_storage_t<Arg>, compute_t<kernel_numerics, R::input_dtype>>;
 }();
 
-/// Adds the `run` reduced elements at leaf offsets `base` (advanced past
-/// them), `step` apart, reduced positions `at`, `at + 1`, ..., to `lanes`, a
-/// chunk at a time. With `kept`, the operand's values are also stored there.
+/// Adds the `m` (at most a chunk) reduced elements at leaf offsets `base`,
+/// `step` apart, reduced positions `at`, `at + 1`, ..., to `lanes`. With
+/// `kept`, the operand's values are also stored there.
+template <int n_lanes, class R, class State, class Leaves>
+FUSEDSL_FORCEINLINE void add_chunk(const R& r, Leaves& leaves, const void* const* data, const std::int64_t* base,
+                                   const std::int64_t* step, std::int64_t m, std::int64_t at, State* lanes,
+                                   compute_t<kernel_numerics, R::input_dtype>* kept) {
+  using acc_type = compute_t<kernel_numerics, R::input_dtype>;
+  leaves.prepare(data, base, step, m);
+  alignas(64) acc_type local[chunk];
+  acc_type* values = kept ? kept : local;
+  const acc_type* block = values;  // what add_block reads
+  if (adds_blocks<R, State> && reads_leaf_in_place<R> && !kept) block = static_cast<const acc_type*>(leaves.leaf[0]);
+  else if (kept || adds_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
+  if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], block, m);
+  else if constexpr (takes_positioned_blocks<R, State>) r.op.add_block(lanes[0], block, m, at);
+  else if (kept) add_to_lanes<n_lanes>(r, lanes, m, at, [&](std::int64_t i) { return values[i]; });
+  else
+    add_to_lanes<n_lanes>(r, lanes, m, at, [&](std::int64_t i) {
+      return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i}));
+    });
+}
+
+/// add_chunk over the `run` reduced elements at leaf offsets `base` (advanced
+/// past them), a chunk at a time.
 template <int n_lanes, class R, class State, class Leaves>
 FUSEDSL_FORCEINLINE void add_run(const R& r, Leaves& leaves, const void* const* data, std::int64_t* base,
                                  const std::int64_t* step, std::int64_t run, std::int64_t at, State* lanes,
                                  compute_t<kernel_numerics, R::input_dtype>* kept) {
-  using acc_type = compute_t<kernel_numerics, R::input_dtype>;
   for (std::int64_t done = 0; done < run; done += chunk) {
     const std::int64_t m = std::min(chunk, run - done);
-    leaves.prepare(data, base, step, m);
-    alignas(64) acc_type local[chunk];
-    acc_type* values = kept ? kept + done : local;
-    const acc_type* block = values;  // what add_block reads
-    if (adds_blocks<R, State> && reads_leaf_in_place<R> && !kept) block = static_cast<const acc_type*>(leaves.leaf[0]);
-    else if (kept || adds_blocks<R, State>) evaluate_chunk(r.arg, leaves.leaf, values, m);
-    if constexpr (takes_blocks<R, State>) r.op.add_block(lanes[0], block, m);
-    else if constexpr (takes_positioned_blocks<R, State>) r.op.add_block(lanes[0], block, m, at + done);
-    else if (kept) add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) { return values[i]; });
-    else
-      add_to_lanes<n_lanes>(r, lanes, m, at + done, [&](std::int64_t i) {
-        return static_cast<acc_type>(evaluate<kernel_numerics, 0>(r.arg, chunk_reader{leaves.leaf, i}));
-      });
+    add_chunk<n_lanes>(r, leaves, data, base, step, m, at + done, lanes, kept ? kept + done : nullptr);
     for (std::size_t k = 0; k < Leaves::slots; ++k) base[k] += m * step[k];
   }
 }
@@ -243,10 +252,15 @@ FUSEDSL_CPU_KERNEL void reduction_rows_along(const R& reduction, const node_runt
     for (std::size_t k = 0; k < slots; ++k) row_base[k] = axes.row_offset(row, n.leaves[k].strides) - t.bias[k];
     Out* row_out = out + axes.row_offset(row, n.out.strides) - t.out_bias;
     for (std::int64_t i = 0; i < rows; ++i) {
-      for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + i * at.row_step[k];
       State lanes[n_lanes] = {};
-      add_run<n_lanes>(r, leaves, t.data, base, at.step, cols, 0, lanes,
-                       kept ? kept + (row - begin + i) * cols : nullptr);
+      auto* row_kept = kept ? kept + (row - begin + i) * cols : nullptr;
+      if (cols <= chunk) {  // a row in one chunk: no loop over chunks, no offsets to advance
+        add_chunk<n_lanes>(r, leaves, t.data, row_base, at.step, cols, 0, lanes, row_kept);
+      } else {
+        for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k];
+        add_run<n_lanes>(r, leaves, t.data, base, at.step, cols, 0, lanes, row_kept);
+      }
+      for (std::size_t k = 0; k < slots; ++k) row_base[k] += at.row_step[k];
       merge_lanes<n_lanes>(r, lanes);
       row_out[i * at.out_row_step] = static_cast<Out>(r.op.finish(lanes[0], cols));
     }
