@@ -55,6 +55,31 @@ FUSEDSL_FORCEINLINE void pointwise_chunk(const E& e, const chunk_leaves<E>& leav
   }
 }
 
+/// Held values of whole rows, `N` rows recorded at a time (record_rows) and
+/// handed out row by row.
+template <class E, std::int64_t N>
+struct held_rows {
+  chunk_invariants<E> rows[N];
+  std::int64_t recorded = 0, next = 0;
+
+  /// The held values of the row whose leaves are at `row_base`: recorded with
+  /// the next rows' (`left` rows, this one first) when those recorded before
+  /// are used up.
+  FUSEDSL_FORCEINLINE chunk_invariants<E>& of_row(const E& e, const void* const* data, const std::int64_t* row_base,
+                                                  const std::int64_t* row_step, const std::int64_t* step,
+                                                  std::int64_t left) {
+    if (next == recorded) {
+      recorded = std::min(N, left);
+      const bool invariant = record_rows(e, data, row_base, row_step, step, recorded, rows);
+      for (std::int64_t i = 0; i < recorded; ++i) rows[i].invariant = invariant;
+      next = 0;
+    }
+    return rows[next++];
+  }
+  /// Forgets the recorded rows (the loop is inside a row).
+  void reset() { recorded = next = 0; }
+};
+
 /// Node `e` (its loop expression) over a chunk of `rows` rows of `cols`
 /// elements whose leaves are prepared (`prepare_rows`, `step` along a row),
 /// stored at `out` (row i at `out + i * out_row_step`, `out_step` along it).
@@ -115,8 +140,7 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
       on_its_own && !has_invariant_candidates<E>() && row > 0 && 2 * row <= chunk ? chunk / row : rows_per_chunk(row);
   // Held values of the next whole rows, recorded together (record_rows).
   constexpr bool records_rows = has_invariant_candidates<E>() && !chunk_leaves<E>::computes_slots;
-  chunk_invariants<E> rows_held[records_rows ? recorded_rows : 1];
-  std::int64_t rows_recorded = 0, next_held = 0;
+  held_rows<E, records_rows ? recorded_rows : 1> rows_held;
   // Where the current row starts (`at_row`: kept from the row before, one `row_step` on).
   std::int64_t row_step[slots + 1], row_base[slots + 1], out_row = 0;
   for (std::size_t k = 0; k < slots; ++k) row_step[k] = r >= 2 ? n.leaves[k].strides[r - 2] : 0;
@@ -134,25 +158,19 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
       at_row = false;
       continue;
     }
+    if (!at_row) {
+      for (std::size_t k = 0; k < slots; ++k) row_base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
+      out_row = dot(index, n.out.strides) - t.out_bias;
+    }
     if (r >= 2 && row <= chunk && index[r - 1] == 0 && end - begin >= row) {
       // Whole rows of at most a chunk (a row group over rows of 64): a chunk a row, the
       // leaves stepped on by the rows' strides, nothing else updated per row.
       const std::int64_t rows = std::min((end - begin) / row, space[r - 2] - index[r - 2]);
-      if (!at_row) {
-        for (std::size_t k = 0; k < slots; ++k) row_base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
-        out_row = dot(index, n.out.strides) - t.out_bias;
-      }
       for (std::int64_t i = 0; i < rows; ++i) {
         chunk_invariants<E>* row_held = &held;
         bool records = true;  // at the row's chunk, unless recorded with the rows before
         if constexpr (records_rows) {
-          if (next_held == rows_recorded) {
-            rows_recorded = std::min(recorded_rows, rows - i);
-            const bool invariant = record_rows(e, t.data, row_base, row_step, step, rows_recorded, rows_held);
-            for (std::int64_t h = 0; h < rows_recorded; ++h) rows_held[h].invariant = invariant;
-            next_held = 0;
-          }
-          row_held = &rows_held[next_held++];
+          row_held = &rows_held.of_row(e, t.data, row_base, row_step, step, rows - i);
           records = false;
         }
         leaves.prepare(t.data, row_base, step, row,
@@ -171,25 +189,16 @@ FUSEDSL_FORCEINLINE void pointwise_elements(const E& expression, const node_runt
       continue;
     }
     const std::int64_t run = std::min(end - begin, row - innermost(index, r));
-    if (!at_row) {
-      for (std::size_t k = 0; k < slots; ++k) row_base[k] = dot(index, n.leaves[k].strides) - t.bias[k];
-      out_row = dot(index, n.out.strides) - t.out_bias;
-    }
     for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k];
     std::int64_t out_at = out_row;
     bool record = true;  // at the row's first chunk, unless recorded with the rows before
     if constexpr (records_rows) {
       if (run == row && r >= 2) {  // a whole row: its held values recorded with the next rows'
-        if (next_held == rows_recorded) {
-          rows_recorded = std::min({recorded_rows, (end - begin) / row, space[r - 2] - index[r - 2]});
-          const bool invariant = record_rows(e, t.data, base, row_step, step, rows_recorded, rows_held);
-          for (std::int64_t i = 0; i < rows_recorded; ++i) rows_held[i].invariant = invariant;
-          next_held = 0;
-        }
-        held = rows_held[next_held++];
+        held = rows_held.of_row(e, t.data, base, row_step, step,
+                                std::min((end - begin) / row, space[r - 2] - index[r - 2]));
         record = false;
       } else {
-        rows_recorded = next_held = 0;
+        rows_held.reset();
       }
     }
     for (std::int64_t done = 0; done < run; done += chunk) {
