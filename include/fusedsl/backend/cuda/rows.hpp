@@ -218,8 +218,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector_at(const group_args<P>& a, 
   with_output<P, J>(a, [&](auto* data) {
     using T = std::remove_pointer_t<decltype(data)>;
     T converted[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
+    convert_values(values, converted);
     if constexpr (V > 1) store_vector<V>(data + chunk_offset(o, c) + c.at(k), converted);
     else data[offset(o, a.space, position<std::int64_t>{c.row, j})] = converted[0];
   });
