@@ -327,7 +327,9 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector_at(const group_args<P>& a, 
 }
 
 /// Loads the thread's elements of the row of the cached placeholder
-/// (placeholder I or a later one) into `regs.cache`: all loads in flight together.
+/// (placeholder I or a later one) into `regs.cache`: all loads in flight
+/// together, with a test per vector only where the chunk reaches past the
+/// row's end (`full_chunk`).
 template <class P, int I, int V>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_registers<P, V>& regs, const chunk& c) {
   if constexpr (I < memory_leaf_count<P>) {
@@ -335,9 +337,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_r
       if (a.cached == I) {
         using T = memory_leaf_t<P, I>;
         T values[chunk_elements<P, V>] = {};
+        const operand& o = a.leaves[a.cache_source];
+        if (full_chunk<P, V>(a.space, c)) {
 #pragma unroll
-        for (int k = 0; k < chunk_vectors<P, V>; ++k)
-          load_vector_at<V, false>(a.space, a.leaves[a.cache_source], c, k, values + k * V);
+          for (int k = 0; k < chunk_vectors<P, V>; ++k) load_vector_at<V, true>(a.space, o, c, k, values + k * V);
+        } else {
+#pragma unroll
+          for (int k = 0; k < chunk_vectors<P, V>; ++k) load_vector_at<V, false>(a.space, o, c, k, values + k * V);
+        }
         std::memcpy(regs.cache, values, sizeof(values));
         return;
       }
