@@ -191,25 +191,34 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T* from) {
 /// float_to_half_bits (its sign and payload kept) only where a pair holds a
 /// NaN (one compare a pair, one test a vector): the conversion one value at a
 /// time, with its NaN test and repacking, took about four instructions an
-/// element where the vector's pairs take one and a half.
+/// element where the vector's pairs take one and a half. The pairs go to `to`
+/// as whole 32-bit words (one copy of the array): written 16 bits at a time,
+/// they were split and packed again, two instructions a pair.
 template <class T, int V, class C>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void convert_values(const C (&values)[V], T (&to)[V]) {
 #if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800
   constexpr bool pairs =
       V % 2 == 0 && std::is_same_v<C, float> && (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>);
   if constexpr (pairs) {
+    static_assert(sizeof(T) == 2);
+    std::uint32_t packed[V / 2];  // values[2 i] in the low half of packed[i]
     bool nan = false;
 #  pragma unroll
     for (int v = 0; v < V; v += 2) {
-      std::uint32_t packed;  // values[v] in the low half
       if constexpr (std::is_same_v<T, bfloat16>)
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(values[v + 1]), "f"(values[v]));
-      else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(values[v + 1]), "f"(values[v]));
-      to[v] = T::from_bits(static_cast<std::uint16_t>(packed));
-      to[v + 1] = T::from_bits(static_cast<std::uint16_t>(packed >> 16));
-      nan = nan | (values[v] != values[v]) | (values[v + 1] != values[v + 1]);
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed[v / 2]) : "f"(values[v + 1]), "f"(values[v]));
+      else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed[v / 2]) : "f"(values[v + 1]), "f"(values[v]));
+      const bool pair_nan = (values[v] != values[v]) | (values[v + 1] != values[v + 1]);  // one unordered compare
+      nan = nan | pair_nan;
     }
-    if (!nan) return;
+    if (nan) {
+#  pragma unroll
+      for (int v = 0; v < V; v += 2)
+        packed[v / 2] =
+            std::uint32_t{static_cast<T>(values[v]).bits} | std::uint32_t{static_cast<T>(values[v + 1]).bits} << 16;
+    }
+    std::memcpy(to, packed, sizeof(packed));
+    return;
   }
 #endif
 #pragma unroll
