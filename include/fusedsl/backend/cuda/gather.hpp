@@ -189,11 +189,10 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T* from) {
 /// half two at a time (one `cvt.rn.*x2.f32` a pair) on devices of compute
 /// capability 8.0 and later, with the NaN of float_to_bfloat16_bits /
 /// float_to_half_bits (its sign and payload kept) only where a pair holds a
-/// NaN (one compare a pair, one test a vector): the conversion one value at a
-/// time, with its NaN test and repacking, took about four instructions an
-/// element where the vector's pairs take one and a half. The pairs go to `to`
-/// as whole 32-bit words (one copy of the array): written 16 bits at a time,
-/// they were split and packed again, two instructions a pair.
+/// NaN (a compare a pair, a test a vector), where one value at a time needs
+/// its own NaN test and repacking (bench/RESULTS.md, "Half-precision rows on
+/// the GPU"). The pairs go to `to` as whole 32-bit words: written 16 bits at
+/// a time, they were split and packed again.
 template <class T, int V, class C>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void convert_values(const C (&values)[V], T (&to)[V]) {
 #if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800

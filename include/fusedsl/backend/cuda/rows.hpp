@@ -4,7 +4,9 @@
 /// `threads_per_row` threads per row, each pass over the row in chunks of a
 /// few vectors per thread, a tree of shuffles and one barrier per reduction
 /// (and per vector of a chunk of a scan); rows of one chunk keep a
-/// placeholder that several nodes read in registers (each element read once).
+/// placeholder that several nodes read in registers (each element read once),
+/// and in the kernel's `Held` form, after a reduction's pass, that
+/// reduction's operand values for the nodes that compute it too.
 #pragma once
 #include <algorithm>    // std::clamp, std::max
 #include <cstddef>      // std::size_t
