@@ -644,21 +644,26 @@ struct launcher {
   /// `held_source`), and no later node reads the cached placeholder, whose
   /// registers then hold those values, other than inside that operand.
   bool holds_operand(const std::vector<int>& members, const group_args<D>& a) const {
-    constexpr auto& info = info_of<D>;
     constexpr int source = held_reduction<D>;
-    if (source < 0 || !(a.active >> source & 1u)) return false;
-    bool read = false;
-    for (int m : members) {
-      const int j = entry_index(m);
-      const bool reads_held = info.nodes[static_cast<std::size_t>(j)].held_source == source;
-      read = read || reads_held;
-      if (j <= source || a.cached < 0) continue;
-      for (int s = slot_base<D>[static_cast<std::size_t>(j)]; s < slot_base<D>[static_cast<std::size_t>(j) + 1]; ++s) {
-        const slot_info& si = info.slots[static_cast<std::size_t>(s)];
-        if (si.placeholder == a.cached && a.leaves[s].data != nullptr && !(reads_held && si.held)) return false;
+    if constexpr (source < 0) {
+      return false;
+    } else {
+      constexpr auto& info = info_of<D>;
+      if (!(a.active >> source & 1u)) return false;
+      bool read = false;
+      for (int m : members) {
+        const int j = entry_index(m);
+        const bool reads_held = info.nodes[static_cast<std::size_t>(j)].held_source == source;
+        read = read || reads_held;
+        if (j <= source || a.cached < 0) continue;
+        for (int s = slot_base<D>[static_cast<std::size_t>(j)]; s < slot_base<D>[static_cast<std::size_t>(j) + 1];
+             ++s) {
+          const slot_info& si = info.slots[static_cast<std::size_t>(s)];
+          if (si.placeholder == a.cached && a.leaves[s].data != nullptr && !(reads_held && si.held)) return false;
+        }
       }
+      return read;
     }
-    return read;
   }
 
   /// Drops size-1 axes and merges neighbouring axes that every operand

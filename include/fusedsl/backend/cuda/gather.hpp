@@ -198,30 +198,34 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void convert_values(const C (&values)[V], T (
 #if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800
   constexpr bool pairs =
       V % 2 == 0 && std::is_same_v<C, float> && (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>);
+#else
+  constexpr bool pairs = false;
+#endif
   if constexpr (pairs) {
     static_assert(sizeof(T) == 2);
     std::uint32_t packed[V / 2];  // values[2 i] in the low half of packed[i]
     bool nan = false;
-#  pragma unroll
+#pragma unroll
     for (int v = 0; v < V; v += 2) {
+#if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800
       if constexpr (std::is_same_v<T, bfloat16>)
         asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed[v / 2]) : "f"(values[v + 1]), "f"(values[v]));
       else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed[v / 2]) : "f"(values[v + 1]), "f"(values[v]));
+#endif
       const bool pair_nan = (values[v] != values[v]) | (values[v + 1] != values[v + 1]);  // one unordered compare
       nan = nan | pair_nan;
     }
     if (nan) {
-#  pragma unroll
+#pragma unroll
       for (int v = 0; v < V; v += 2)
         packed[v / 2] =
             std::uint32_t{static_cast<T>(values[v]).bits} | std::uint32_t{static_cast<T>(values[v + 1]).bits} << 16;
     }
     std::memcpy(to, packed, sizeof(packed));
-    return;
-  }
-#endif
+  } else {
 #pragma unroll
-  for (int v = 0; v < V; ++v) to[v] = static_cast<T>(values[v]);
+    for (int v = 0; v < V; ++v) to[v] = static_cast<T>(values[v]);
+  }
 }
 
 /// True for params (their value travels in the kernel's arguments).

@@ -500,9 +500,10 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& n
 /// Pointwise node J over the row, a chunk at a time.
 template <class P, int J, int V, bool Held>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_row(const node_objects<P>& nodes, const group_args<P>& a,
-                                                      const row_registers<P, V>& regs, chunk c, std::int64_t size) {
+                                                      const row_registers<P, V>& regs, chunk c, std::int64_t inner,
+                                                      std::int64_t size) {
 #pragma unroll 1
-  for (; c.base < a.space.inner; c.base += size) {
+  for (; c.base < inner; c.base += size) {
     if (full_chunk<P, V>(a.space, c)) pointwise_chunk<P, J, V, true, Held>(nodes, a, regs, c);
     else pointwise_chunk<P, J, V, false, Held>(nodes, a, regs, c);
   }
@@ -567,7 +568,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
       } else if (a.per_row >> J & 1u) {
         if (valid && lane == 0) row_value<P, J>(nodes, a, regs.nodes, row);
       } else if (valid) {
-        pointwise_row<P, J, V, Held && held_source<P, J> == held_reduction<P>>(nodes, a, regs, c, size);
+        pointwise_row<P, J, V, Held && held_source<P, J> == held_reduction<P>>(nodes, a, regs, c, inner, size);
       }
     }
     row_nodes<P, J + 1, V, Held>(nodes, a, regs, row, valid, lane, shared, turn);
