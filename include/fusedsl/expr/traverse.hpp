@@ -121,6 +121,30 @@ constexpr auto as_type_tuple(type_list<T...>) {
 }
 }  // namespace detail
 
+/// The inlined subexpressions a loop over `E` computes, post-order (not
+/// those inside nodes of their own, which it reads as buffers).
+template <class E>
+struct computed_subexpressions {
+  using type = detail::type_list<>;
+};
+template <class Op, class... Args>
+requires is_inlined<pointwise<Op, Args...>>
+struct computed_subexpressions<pointwise<Op, Args...>>
+    : detail::concat<typename computed_subexpressions<Args>::type..., detail::type_list<pointwise<Op, Args...>>> {
+};
+
+/// True when the type list holds `A`.
+template <class A, class... T>
+constexpr bool lists(detail::type_list<T...>) {
+  return (std::is_same_v<A, T> || ...);
+}
+
+/// The number of types in a type list.
+template <class... T>
+constexpr int list_length(detail::type_list<T...>) {
+  return static_cast<int>(sizeof...(T));
+}
+
 /// Every subexpression type of `E` in post-order (operands before their
 /// node), repeats included.
 template <class E>

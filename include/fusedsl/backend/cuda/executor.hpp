@@ -159,14 +159,20 @@ inline int multiprocessors() {
 struct slot_info {
   int param_bytes = 0, placeholder = -1, element_bytes = 0, producer = -1;
   bool computed = false;
+  bool held = false;  ///< inside the operand its node reads from its held source (rows.hpp, `held_source`)
 };
 template <class D, int J, std::size_t S>
 constexpr void add_slot_infos(slot_info* infos) {
   if constexpr (S < leaf_slots<loop_t<D, J>>()) {
     using L = leaf_at<loop_t<D, J>, S>;
-    infos[slot_base<D>[J] + static_cast<int>(S)] = {
-        is_param_leaf<L> ? static_cast<int>(sizeof(element_t<L::value_dtype>)) : 0, memory_leaf_index<D, L>(),
-        static_cast<int>(sizeof(leaf_storage_t<L>)), producer<D, J, L>(), is_computed_leaf<L>};
+    infos[slot_base<D>[J] + static_cast<int>(S)] = {is_param_leaf<L>
+                                                        ? static_cast<int>(sizeof(element_t<L::value_dtype>))
+                                                        : 0,
+                                                    memory_leaf_index<D, L>(),
+                                                    static_cast<int>(sizeof(leaf_storage_t<L>)),
+                                                    producer<D, J, L>(),
+                                                    is_computed_leaf<L>,
+                                                    held_slot<D, J, S>()};
     add_slot_infos<D, J, S + 1>(infos);
   }
 }
@@ -174,6 +180,7 @@ constexpr void add_slot_infos(slot_info* infos) {
 struct node_info {
   int value_bytes = 0, target_bytes = 0, state_bytes = 0;
   bool reduction = false, scan = false;
+  int held_source = -1;  ///< rows.hpp, `held_source`
 };
 template <class D>
 struct program_info {
@@ -187,7 +194,7 @@ constexpr program_info<D> make_program_info(std::integer_sequence<int, J...>) {
   program_info<D> info;
   (add_slot_infos<D, J, 0>(info.slots.data()), ...);
   ((info.nodes[J] = {static_cast<int>(sizeof(value_t<D, J>)), static_cast<int>(sizeof(target_element_t<D, J>)),
-                     state_bytes_of<D, J>(), is_reduction_at<D, J>, is_scan_at<D, J>}),
+                     state_bytes_of<D, J>(), is_reduction_at<D, J>, is_scan_at<D, J>, held_source<D, J>}),
    ...);
   for (const slot_info& s : info.slots)
     if (s.element_bytes > 0 && s.param_bytes == 0) info.smallest_bytes = std::min(info.smallest_bytes, s.element_bytes);
@@ -244,13 +251,20 @@ void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::t
   else pointwise_kernel<D, int, V><<<blocks, threads, 0, stream>>>(objects, a);
 }
 
-/// A row group: vectorized along the rows or not.
+/// A row group: vectorized along the rows or not; `held`: vectorized, with
+/// `held_reduction`'s operand values kept for its readers (rows.hpp).
 template <class... N, class... L>
 void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
-                 const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized,
+                 const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized, bool held,
                  unsigned blocks, int threads, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
   const auto shared = static_cast<std::size_t>(merge_shared_bytes<D>(threads));
+  if constexpr (held_reduction<D> >= 0) {
+    if (held) {
+      row_kernel<D, vector_width<D>, true><<<blocks, threads, shared, stream>>>(objects, a);
+      return;
+    }
+  }
   if (vectorized) row_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
   else row_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
 }
@@ -466,11 +480,13 @@ struct launcher {
       if (a.space.inner <= std::int64_t{a.threads_per_row} * per_thread) choose_cached(members, a);
       if (a.cached < 0 && vectorized)
         a.threads_per_row = threads_for(std::max(per_thread, std::min(2 * per_thread, 32)));
+      const bool held =
+          vectorized && a.space.inner <= std::int64_t{a.threads_per_row} * per_thread && holds_operand(members, a);
       const int threads = std::max(a.threads_per_row, 256);
       const int rows_per_block = threads / a.threads_per_row;
       const auto blocks = static_cast<unsigned>(
           std::min<std::int64_t>((a.space.outer + rows_per_block - 1) / rows_per_block, std::int64_t{sms} * 64));
-      launch_rows(objects, a, vectorized, blocks, threads, stream);
+      launch_rows(objects, a, vectorized, held, blocks, threads, stream);
       check_launch(name(k), node_names);
     } else {
       // Columns (`column_kernel`; vectorized: 16-byte loads and 32-bit
@@ -619,6 +635,34 @@ struct launcher {
       if (written) continue;
       a.cached = p, a.cache_source = source[p];
       return;
+    }
+  }
+
+  /// True when a row group (of rows of one chunk) runs the row kernel's
+  /// `Held` form: `held_reduction` is in the group, so that a later node
+  /// reads its operand values instead of computing them again (rows.hpp,
+  /// `held_source`), and no later node reads the cached placeholder, whose
+  /// registers then hold those values, other than inside that operand.
+  bool holds_operand(const std::vector<int>& members, const group_args<D>& a) const {
+    constexpr int source = held_reduction<D>;
+    if constexpr (source < 0) {
+      return false;
+    } else {
+      constexpr auto& info = info_of<D>;
+      if (!(a.active >> source & 1u)) return false;
+      bool read = false;
+      for (int m : members) {
+        const int j = entry_index(m);
+        const bool reads_held = info.nodes[static_cast<std::size_t>(j)].held_source == source;
+        read = read || reads_held;
+        if (j <= source || a.cached < 0) continue;
+        for (int s = slot_base<D>[static_cast<std::size_t>(j)]; s < slot_base<D>[static_cast<std::size_t>(j) + 1];
+             ++s) {
+          const slot_info& si = info.slots[static_cast<std::size_t>(s)];
+          if (si.placeholder == a.cached && a.leaves[s].data != nullptr && !(reads_held && si.held)) return false;
+        }
+      }
+      return read;
     }
   }
 

@@ -15,6 +15,7 @@
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_t, loop_t, producer, distinct_at, slot_base
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/half.hpp>                   // bfloat16, half
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
 #include <fusedsl/expr/evaluate.hpp>               // evaluate
 #include <fusedsl/expr/gather.hpp>                 // is_gathered_leaf, is_computed_leaf
@@ -184,6 +185,49 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector(T* to, const T* from) {
   }
 }
 
+/// `values` as `T`, each as `static_cast<T>` rounds it. float to bfloat16 or
+/// half two at a time (one `cvt.rn.*x2.f32` a pair) on devices of compute
+/// capability 8.0 and later, with the NaN of float_to_bfloat16_bits /
+/// float_to_half_bits (its sign and payload kept) only where a pair holds a
+/// NaN (a compare a pair, a test a vector), where one value at a time needs
+/// its own NaN test and repacking (bench/RESULTS.md, "Half-precision rows on
+/// the GPU"). The pairs go to `to` as whole 32-bit words: written 16 bits at
+/// a time, they were split and packed again.
+template <class T, int V, class C>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void convert_values(const C (&values)[V], T (&to)[V]) {
+#if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800
+  constexpr bool pairs =
+      V % 2 == 0 && std::is_same_v<C, float> && (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>);
+#else
+  constexpr bool pairs = false;
+#endif
+  if constexpr (pairs) {
+    static_assert(sizeof(T) == 2);
+    std::uint32_t packed[V / 2];  // values[2 i] in the low half of packed[i]
+    bool nan = false;
+#pragma unroll
+    for (int v = 0; v < V; v += 2) {
+#if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800
+      if constexpr (std::is_same_v<T, bfloat16>)
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed[v / 2]) : "f"(values[v + 1]), "f"(values[v]));
+      else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed[v / 2]) : "f"(values[v + 1]), "f"(values[v]));
+#endif
+      const bool pair_nan = (values[v] != values[v]) | (values[v + 1] != values[v + 1]);  // one unordered compare
+      nan = nan | pair_nan;
+    }
+    if (nan) {
+#pragma unroll
+      for (int v = 0; v < V; v += 2)
+        packed[v / 2] =
+            std::uint32_t{static_cast<T>(values[v]).bits} | std::uint32_t{static_cast<T>(values[v + 1]).bits} << 16;
+    }
+    std::memcpy(to, packed, sizeof(packed));
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) to[v] = static_cast<T>(values[v]);
+  }
+}
+
 /// True for params (their value travels in the kernel's arguments).
 template <class L>
 inline constexpr bool is_param_leaf = !requires {
@@ -305,8 +349,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store(const group_args<P>& a, const posi
   with_output<P, J>(a, [&](auto* data) {
     using T = std::remove_pointer_t<decltype(data)>;
     T converted[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
+    convert_values(values, converted);
     if constexpr (V == 1) {
       data[offset(o, a.space, at)] = converted[0];
     } else if (o.access == vector_access::elements) {

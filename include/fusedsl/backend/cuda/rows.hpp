@@ -4,14 +4,16 @@
 /// `threads_per_row` threads per row, each pass over the row in chunks of a
 /// few vectors per thread, a tree of shuffles and one barrier per reduction
 /// (and per vector of a chunk of a scan); rows of one chunk keep a
-/// placeholder that several nodes read in registers (each element read once).
+/// placeholder that several nodes read in registers (each element read once),
+/// and in the kernel's `Held` form, after a reduction's pass, that
+/// reduction's operand values for the nodes that compute it too.
 #pragma once
 #include <algorithm>    // std::clamp, std::max
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint32_t
 #include <cstring>      // std::memcpy
-#include <type_traits>  // std::remove_pointer_t
-#include <utility>      // std::index_sequence, std::make_integer_sequence
+#include <type_traits>  // std::remove_pointer_t, std::remove_cvref_t, std::is_same_v
+#include <utility>      // std::index_sequence, std::make_integer_sequence, std::declval
 
 #include <fusedsl/backend/cuda/gather.hpp>  // node_values, slot_values, evaluate_slots, gather, load_vector, store, with_output
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args, operand, space_args
@@ -19,9 +21,11 @@
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // memory_leaf_index, memory_leaf_t, producer, is_reduction_at
 #include <fusedsl/backend/cuda/scans.hpp>          // scan_row
 #include <fusedsl/core/config.hpp>                 // FUSEDSL_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/hana.hpp>                   // hana::at_c
 #include <fusedsl/core/numerics.hpp>               // kernel_numerics, compute_t
-#include <fusedsl/expr/gather.hpp>                 // is_computed_leaf
-#include <fusedsl/expr/traverse.hpp>               // leaf_slots, leaf_storage_t
+#include <fusedsl/expr/evaluate.hpp>               // evaluate, detail::operand_first_slot
+#include <fusedsl/expr/gather.hpp>                 // is_computed_leaf, is_gather_node
+#include <fusedsl/expr/traverse.hpp>  // leaf_slots, leaf_storage_t, is_inlined, computed_subexpressions, lists
 
 namespace fusedsl::cuda_detail {
 
@@ -69,14 +73,114 @@ inline constexpr int chunk_elements = V > 1 ? std::max(V, std::clamp(64 / row_el
 template <class P, int V>
 inline constexpr int chunk_vectors = chunk_elements<P, V> / V;
 
+/// What pointwise node J of `P` saves by reading reduction R's operand
+/// instead of computing it, where it computes that operand too (an inlined
+/// expression, in R's compute type): the operand's computed subexpressions;
+/// 0 otherwise. R must come before J, in J's statement.
+template <class P, int J, int R>
+constexpr int operand_savings() {
+  if constexpr (R >= J || !is_reduction_at<P, R> || node_table<P>[R].statement != node_table<P>[J].statement) {
+    return 0;
+  } else {
+    using A = loop_t<P, R>;
+    if constexpr (!is_inlined<A> || !std::is_same_v<compute_t<kernel_numerics, A::value_dtype>,
+                                                    compute_t<kernel_numerics, node_t<P, R>::input_dtype>>)
+      return 0;
+    else
+      return lists<A>(typename computed_subexpressions<loop_t<P, J>>::type{})
+                 ? list_length(typename computed_subexpressions<A>::type{})
+                 : 0;
+  }
+}
+template <class P, int J, int... R>
+constexpr int find_held_source(std::integer_sequence<int, R...>) {
+  if constexpr (is_reduction_at<P, J> || is_scan_at<P, J>) {
+    return -1;
+  } else {
+    constexpr int saves[] = {operand_savings<P, J, R>()..., 0};
+    int best = -1;
+    for (int r = 0; r < static_cast<int>(sizeof...(R)); ++r)
+      if (saves[r] > 0 && (best < 0 || saves[r] > saves[best])) best = r;
+    return best;
+  }
+}
+/// The reduction whose operand pointwise node J also computes (softmax's
+/// exp(x - max) in its sum and in its value; the one that saves the most),
+/// or -1. In rows of one chunk the row kernel's `Held` form keeps the
+/// operand values of one such reduction (`held_reduction`) in the registers
+/// of the row cache, and J reads them instead of computing them again.
+template <class P, int J>
+inline constexpr int held_source = find_held_source<P, J>(std::make_integer_sequence<int, node_count<P>>{});
+
+/// The type of the operand values reduction R keeps for the row.
+template <class P, int R>
+using held_t = compute_t<kernel_numerics, node_t<P, R>::input_dtype>;
+template <class P, int R, int... J>
+constexpr bool read_by_any(std::integer_sequence<int, J...>) {
+  return ((held_source<P, J> == R) || ...);
+}
+/// True when some node of `P` reads reduction R's operand values.
+template <class P, int R>
+inline constexpr bool keeps_operand = read_by_any<P, R>(std::make_integer_sequence<int, node_count<P>>{});
+template <class P, int... R>
+constexpr int first_kept(std::integer_sequence<int, R...>) {
+  const bool kept[] = {keeps_operand<P, R>..., false};
+  for (int r = 0; r < static_cast<int>(sizeof...(R)); ++r)
+    if (kept[r]) return r;
+  return -1;
+}
+/// The reduction whose operand values the row kernel's `Held` form keeps
+/// (the first that some node reads them from), or -1: that form is
+/// instantiated only for programs that have one.
+template <class P>
+inline constexpr int held_reduction = first_kept<P>(std::make_integer_sequence<int, node_count<P>>{});
+template <class P, int J>
+constexpr int held_bytes_of() {
+  if constexpr (held_source<P, J> >= 0) return static_cast<int>(sizeof(held_t<P, held_source<P, J>>));
+  else return 0;
+}
+template <class P, int... J>
+constexpr int largest_held_bytes(std::integer_sequence<int, J...>) {
+  return std::max({0, held_bytes_of<P, J>()...});
+}
+
+/// True when leaf slot `S` of expression `E` (its slots numbered from
+/// `First`) lies in a subexpression `A` (there a reader that holds `A`
+/// reads nothing of it).
+template <class A, std::size_t S, std::size_t First, class E>
+constexpr bool slot_inside();
+template <class A, std::size_t S, std::size_t First, class E, std::size_t... I>
+constexpr bool slot_inside_operands(std::index_sequence<I...>) {
+  return (slot_inside<A, S, detail::operand_first_slot<E, First, I>(),
+                      std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<const E&>().args))>>() ||
+          ...);
+}
+template <class A, std::size_t S, std::size_t First, class E>
+constexpr bool slot_inside() {
+  if constexpr (std::is_same_v<E, A>) return First <= S && S < First + leaf_slots<E>();
+  else if constexpr (is_inlined<E> && !is_gather_node<E>)
+    return slot_inside_operands<A, S, First, E>(std::make_index_sequence<E::op::arity>{});
+  else return false;
+}
+/// True when leaf slot `S` of node J lies in the operand it reads from its
+/// held source.
+template <class P, int J, std::size_t S>
+constexpr bool held_slot() {
+  if constexpr (held_source<P, J> >= 0) return slot_inside<loop_t<P, held_source<P, J>>, S, 0, loop_t<P, J>>();
+  else return false;
+}
+
 /// The row kernel's registers: the reductions' results for the current
 /// row, and the thread's `chunk_elements` elements of the row of the cached
 /// placeholder (raw bytes: which placeholder it is is known at run time
-/// only; one placeholder, so that a program's others cost no registers).
+/// only; one placeholder, so that a program's others cost no registers),
+/// which in the kernel's `Held` form hold the operand values of
+/// `held_reduction` after its pass (one set of registers for both).
 template <class P, int V>
 struct row_registers {
-  static constexpr int cache_words =
-      (chunk_elements<P, V> * cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{}) + 3) / 4;
+  static constexpr int cache_words = std::max(
+      (chunk_elements<P, V> * cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{}) + 3) / 4,
+      chunk_elements<P, V>* largest_held_bytes<P>(std::make_integer_sequence<int, node_count<P>>{}) / 4);
   node_values<P, 1> nodes;
   std::uint32_t cache[cache_words > 0 ? cache_words : 1];
 };
@@ -218,15 +322,16 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector_at(const group_args<P>& a, 
   with_output<P, J>(a, [&](auto* data) {
     using T = std::remove_pointer_t<decltype(data)>;
     T converted[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) converted[v] = static_cast<T>(values[v]);
+    convert_values(values, converted);
     if constexpr (V > 1) store_vector<V>(data + chunk_offset(o, c) + c.at(k), converted);
     else data[offset(o, a.space, position<std::int64_t>{c.row, j})] = converted[0];
   });
 }
 
 /// Loads the thread's elements of the row of the cached placeholder
-/// (placeholder I or a later one) into `regs.cache`: all loads in flight together.
+/// (placeholder I or a later one) into `regs.cache`: all loads in flight
+/// together, with a test per vector only where the chunk reaches past the
+/// row's end (`full_chunk`).
 template <class P, int I, int V>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_registers<P, V>& regs, const chunk& c) {
   if constexpr (I < memory_leaf_count<P>) {
@@ -234,9 +339,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_r
       if (a.cached == I) {
         using T = memory_leaf_t<P, I>;
         T values[chunk_elements<P, V>] = {};
+        const operand& o = a.leaves[a.cache_source];
+        if (full_chunk<P, V>(a.space, c)) {
 #pragma unroll
-        for (int k = 0; k < chunk_vectors<P, V>; ++k)
-          load_vector_at<V, false>(a.space, a.leaves[a.cache_source], c, k, values + k * V);
+          for (int k = 0; k < chunk_vectors<P, V>; ++k) load_vector_at<V, true>(a.space, o, c, k, values + k * V);
+        } else {
+#pragma unroll
+          for (int k = 0; k < chunk_vectors<P, V>; ++k) load_vector_at<V, false>(a.space, o, c, k, values + k * V);
+        }
         std::memcpy(regs.cache, values, sizeof(values));
         return;
       }
@@ -249,10 +359,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_r
 /// into `state`, in element order: all gathered and evaluated first (loads
 /// in flight together), then added; with the op's `add_block` when it has
 /// one and every vector lies in the row (var's Welford update then divides
-/// once per chunk, not once per element).
-template <class P, int J, int V, bool Full>
+/// once per chunk, not once per element). `Keep` (`held_reduction` in the
+/// kernel's `Held` form): the values then replace the row cache in `regs`,
+/// for the nodes that read them (`held_source`).
+template <class P, int J, int V, bool Full, bool Keep = false>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& nodes, const group_args<P>& a,
-                                                         const row_registers<P, V>& regs, const chunk& c,
+                                                         row_registers<P, V>& regs, const chunk& c,
                                                          state_t<P, J>& state) {
   using N = node_t<P, J>;
   using E = loop_t<P, J>;
@@ -269,6 +381,10 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& 
     const bool inside = Full || c.base + c.at(k) < a.space.inner;
 #pragma unroll
     for (int v = 0; v < V; ++v) values[k * V + v] = evaluate_slots<C, P, J>(r.arg, a, slots, v, inside);
+  }
+  if constexpr (Keep) {
+    static_assert(sizeof(values) <= sizeof(regs.cache));
+    std::memcpy(regs.cache, values, sizeof(values));
   }
   if constexpr (Full && requires { r.op.add_block(state, values, std::int64_t{K * V}); }) {
     r.op.add_block(state, values, std::int64_t{K * V});
@@ -327,11 +443,27 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void scan_chunk(const node_objects<P>& nodes,
   }
 }
 
-/// Pointwise node J over the thread's vectors of chunk `c`, a vector at a time.
-template <class P, int J, int V, bool Full>
+/// Reads node J's slots as `gathered` does, except subexpression `A`, its
+/// held source's operand (`held_source`), which it takes from `values`: that
+/// reduction's values at the vector.
+template <class A, class E, int V>
+struct held_reader : gathered<E, V> {
+  const compute_t<kernel_numerics, A::value_dtype>* values;
+  template <class X, std::size_t First>
+  static constexpr bool holds = std::is_same_v<X, A>;
+  template <class X, std::size_t First>
+  FUSEDSL_DEVICE FUSEDSL_FORCEINLINE auto held(const X&) const {
+    return values[this->v];
+  }
+};
+
+/// Pointwise node J over the thread's vectors of chunk `c`, a vector at a
+/// time; `Held`: with its held source's operand values from `regs.cache`.
+template <class P, int J, int V, bool Full, bool Held>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& nodes, const group_args<P>& a,
                                                         const row_registers<P, V>& regs, const chunk& c) {
   using E = loop_t<P, J>;
+  using C = compute_t<kernel_numerics, E::value_dtype>;
   const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
   slot_values<E, 1> uniform{};
   gather_uniform<P, J, 0, V>(a, regs, c, uniform);
@@ -339,12 +471,41 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& n
   for (int k = 0; k < chunk_vectors<P, V>; ++k) {
     slot_values<E, V> slots{};
     gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
-    using C = compute_t<kernel_numerics, E::value_dtype>;
     C values[V];
     const bool inside = Full || c.base + c.at(k) < a.space.inner;
+    if constexpr (Held) {
+      constexpr int R = held_source<P, J>;
+      held_t<P, R> held[V];
+      std::memcpy(held, reinterpret_cast<const unsigned char*>(regs.cache) + k * sizeof(held), sizeof(held));
+      const operand* leaves = a.leaves + slot_base<P>[J];
 #pragma unroll
-    for (int v = 0; v < V; ++v) values[v] = evaluate_slots<C, P, J>(e, a, slots, v, inside);
+      for (int v = 0; v < V; ++v) {
+        if constexpr (loop_gathers<E>) {
+          if (!inside) {
+            values[v] = C{};
+            continue;
+          }
+        }
+        values[v] =
+            static_cast<C>(evaluate<kernel_numerics, 0>(e, held_reader<loop_t<P, R>, E, V>{{slots, v, leaves}, held}));
+      }
+    } else {
+#pragma unroll
+      for (int v = 0; v < V; ++v) values[v] = evaluate_slots<C, P, J>(e, a, slots, v, inside);
+    }
     store_vector_at<P, J, V, Full>(a, c, k, values);
+  }
+}
+
+/// Pointwise node J over the row, a chunk at a time.
+template <class P, int J, int V, bool Held>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_row(const node_objects<P>& nodes, const group_args<P>& a,
+                                                      const row_registers<P, V>& regs, chunk c, std::int64_t inner,
+                                                      std::int64_t size) {
+#pragma unroll 1
+  for (; c.base < inner; c.base += size) {
+    if (full_chunk<P, V>(a.space, c)) pointwise_chunk<P, J, V, true, Held>(nodes, a, regs, c);
+    else pointwise_chunk<P, J, V, false, Held>(nodes, a, regs, c);
   }
 }
 
@@ -365,7 +526,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_value(const node_objects<P>& nodes, 
   store<P, J, 1>(a, at, values);
 }
 
-template <class P, int J, int V>
+template <class P, int J, int V, bool Held>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
                                                   row_registers<P, V>& regs, std::int64_t row, bool valid, int lane,
                                                   unsigned char* shared, int& turn) {
@@ -378,11 +539,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
       // the loop would keep several chunks' values in registers.
       if constexpr (is_reduction_at<P, J>) {
         state_t<P, J> state{};
+        constexpr bool keep = Held && J == held_reduction<P>;
         if (valid)
 #pragma unroll 1
           for (; c.base < inner; c.base += size) {
-            if (full_chunk<P, V>(a.space, c)) accumulate_chunk<P, J, V, true>(nodes, a, regs, c, state);
-            else accumulate_chunk<P, J, V, false>(nodes, a, regs, c, state);
+            if (full_chunk<P, V>(a.space, c)) accumulate_chunk<P, J, V, true, keep>(nodes, a, regs, c, state);
+            else accumulate_chunk<P, J, V, false, keep>(nodes, a, regs, c, state);
           }
         const auto& op = get<J>(nodes).op;
         state =
@@ -406,14 +568,10 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
       } else if (a.per_row >> J & 1u) {
         if (valid && lane == 0) row_value<P, J>(nodes, a, regs.nodes, row);
       } else if (valid) {
-#pragma unroll 1
-        for (; c.base < inner; c.base += size) {
-          if (full_chunk<P, V>(a.space, c)) pointwise_chunk<P, J, V, true>(nodes, a, regs, c);
-          else pointwise_chunk<P, J, V, false>(nodes, a, regs, c);
-        }
+        pointwise_row<P, J, V, Held && held_source<P, J> == held_reduction<P>>(nodes, a, regs, c, inner, size);
       }
     }
-    row_nodes<P, J + 1, V>(nodes, a, regs, row, valid, lane, shared, turn);
+    row_nodes<P, J + 1, V, Held>(nodes, a, regs, row, valid, lane, shared, turn);
   }
 }
 
@@ -425,8 +583,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
 /// keeps the cached placeholder (read by several nodes) in registers: read
 /// from memory once. Launch bound 1024 (rows of 16384 in one chunk): at
 /// most 64 registers. The vectorized kernel (`V` > 1) serves spaces of at
-/// most one kept and one reduced axis only (`load_chunk`).
-template <class P, int V>
+/// most one kept and one reduced axis only (`load_chunk`). `Held` (rows of
+/// one chunk, vectorized): `held_reduction` keeps its operand's values in
+/// place of the row cache after its pass, and the nodes whose
+/// `held_source` it is read them (a form of its own, so that neither form
+/// keeps the cache and those values alive together).
+template <class P, int V, bool Held = false>
 __global__ void __launch_bounds__(1024)
     row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
@@ -440,7 +602,7 @@ __global__ void __launch_bounds__(1024)
     const bool valid = row < a.space.outer;
     row_registers<P, V> regs;
     if (valid && a.cached >= 0) load_cache<P, 0, V>(a, regs, chunk{row, 0, lane * V, a.threads_per_row * V});
-    row_nodes<P, 0, V>(nodes, a, regs, valid ? row : 0, valid, lane, shared, turn);
+    row_nodes<P, 0, V, Held>(nodes, a, regs, valid ? row : 0, valid, lane, shared, turn);
   }
 }
 

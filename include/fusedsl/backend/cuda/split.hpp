@@ -34,7 +34,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void split_nodes(const node_objects<P>& nodes
         // Whole passes, each thread over the same vectors of each, in element order, as the row kernel.
         const std::int64_t pass = split_pass<P, V>(blockDim.x), passes = (inner + pass - 1) / pass;
         const std::int64_t end = pass * (passes * (blockIdx.x + 1) / a.chunks);
-        const row_registers<P, V> regs{};
+        row_registers<P, V> regs{};
         chunk c{row, pass * (passes * blockIdx.x / a.chunks), static_cast<int>(threadIdx.x) * V,
                 static_cast<int>(blockDim.x) * V};
         state_t<P, J> state{};
