@@ -121,7 +121,7 @@ constexpr std::vector<std::pair<int, int>> scheduler<Policy>::get_possible_fusio
   // then by position in it. Examined in that order since can_fuse may reorder loops.
   auto& lists = tmp_->lists;    // per list: (start in `filled`, size), in Inductor's order
   auto& filled = tmp_->filled;  // the lists' nodes, list after list
-  auto& uses = tmp_->uses;      // (buffer, node) in traversal order
+  auto& uses = tmp_->uses;      // (list, node) in traversal order
   lists.clear();
   filled.clear();
   uses.clear();
