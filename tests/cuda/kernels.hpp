@@ -419,7 +419,7 @@ void softmax_layernorm_case() {
 /// the vectorized kernel, its cached placeholder in registers), 16385 and
 /// 16392 (two chunks, unvectorized and vectorized), with enough rows not to
 /// be "few long rows"; few long rows (split across blocks: vectors with and
-/// without a short last pass, scalar loads, argmax's ties), empty rows and
+/// without a short last pass, scalar loads, rows in waves, argmax's ties), empty rows and
 /// no rows; softmax and layernorm, the horizontal group (pointwise outputs
 /// beside a sum), an input constant along the rows, and a reduction read
 /// by a row group that is not constant along its rows.
@@ -438,6 +438,8 @@ void row_strategies_case() {
   // short last pass, and scalar loads (a length that is not a multiple of the vector).
   for (const std::int64_t n : {std::int64_t{16384}, std::int64_t{100004}, std::int64_t{100003}})
     check_softmax_layernorm<T>(3, n);
+  // Few long rows in waves (more than half the L2 cache holds: a block takes several rows).
+  check_softmax_layernorm<T>(100, 1 << 17);
   constexpr fx::in<"x", T, 2> x;
   // argmax over few long rows: ties in different chunks give the first position.
   constexpr fx::out<"i", std::int64_t, 1> i;

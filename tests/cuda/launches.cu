@@ -1,9 +1,9 @@
 // Launches per fused group: a program run captured into a CUDA graph holds one kernel per
 // group of fx::kernel_count(prog) for every kernel class (pointwise, rows, short rows, split
-// rows, columns in one chunk of rows), and two for a column reduction in several chunks (its finishing kernel); the
-// graph, replayed, computes what the CPU backend does. So a run is capturable (after a first run on the stream has
-// sized the program's buffers for that stream) and costs the host nothing per replay. Not yet one launch: groups with
-// pointwise nodes over few long rows (softmax of 4 x 2^20) run node by node (docs/backends.md).
+// rows with and without nodes after their reductions, columns in one chunk of rows), and two for a column reduction
+// in several chunks (its finishing kernel); the graph, replayed, computes what the CPU backend does. So a run is
+// capturable (after a first run on the stream has sized the program's buffers for that stream, the split kernel's
+// cooperative launches included) and costs the host nothing per replay.
 #include <cstdint>  // std::int64_t
 #include <limits>   // std::numeric_limits
 #include <vector>   // std::vector
@@ -116,6 +116,13 @@ TEST_CASE("launches: a captured run has a kernel per group, two for a column gro
   SUBCASE("rows with a gather: cross-entropy") { check_launches(cross_entropy, c, {2048, 1000}, {2048}, 1, 1); }
   SUBCASE("short rows with a gather: cross-entropy") { check_launches(cross_entropy, c, {50000, 10}, {50000}, 1, 1); }
   SUBCASE("split rows") { check_launches(row_sum, c, {3, 1 << 20}, {3}, 1, 1); }
+  SUBCASE("split rows with nodes after their reductions: softmax") {
+    check_launches(softmax, y, {3, 1 << 20}, {3, 1 << 20}, 1, 1);
+  }
+  SUBCASE("split rows in waves (more rows than half the L2 cache holds)") {
+    check_launches(softmax, y, {100, 1 << 17}, {100, 1 << 17}, 1, 1);
+  }
+  SUBCASE("split rows with a gather: cross-entropy") { check_launches(cross_entropy, c, {3, 1 << 20}, {3}, 1, 1); }
   SUBCASE("columns, one chunk of rows") { check_launches(column_sum, c, {16, 65536}, {65536}, 1, 1); }
   SUBCASE("columns, 16-byte vectors") { check_launches(column_sum, c, {3000, 512}, {512}, 1, 2); }
   SUBCASE("columns, one column per thread, one chunk") { check_launches(column_sum, c, {3000, 3}, {3}, 1, 1); }

@@ -189,3 +189,19 @@
 #ifndef FUSEDSL_CUDA_COLUMN_ROWS
 #  define FUSEDSL_CUDA_COLUMN_ROWS 32
 #endif
+
+/// Percent of the L2 cache the rows of one wave of the CUDA split kernel may
+/// touch where its row's blocks meet (split.hpp): the passes after a wave's
+/// first then read its rows from L2, for a meeting per wave and reduction.
+/// 0: one wave of every row.
+#ifndef FUSEDSL_CUDA_SPLIT_WAVE_L2
+#  define FUSEDSL_CUDA_SPLIT_WAVE_L2 100
+#endif
+
+/// What a meeting of the split kernel's blocks costs, in percent of the L2
+/// cache's bytes moved from memory (bench/RESULTS.md, "Split rows in one launch"):
+/// rows run in waves only where the passes they save from memory outweigh
+/// the meetings they add.
+#ifndef FUSEDSL_CUDA_SPLIT_MEETING_L2
+#  define FUSEDSL_CUDA_SPLIT_MEETING_L2 40
+#endif

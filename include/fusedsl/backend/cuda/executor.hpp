@@ -13,7 +13,7 @@
 #include <algorithm>  // std::min, std::max
 #include <array>      // std::array
 #include <atomic>     // std::atomic
-#include <bit>        // std::bit_ceil, std::countr_one
+#include <bit>        // std::bit_ceil, std::countr_one, std::popcount
 #include <cstdint>    // std::int64_t, std::uint64_t, std::uintptr_t
 #include <cstring>    // std::memcpy
 #include <deque>      // std::deque
@@ -228,6 +228,9 @@ struct cuda_node_entry {
   }
 };
 
+/// Threads of a block of the split kernel.
+inline constexpr int split_threads = 512;
+
 /// Fewest elements of a row per block of the split kernel (small rows):
 /// 8 per thread, two passes of its unrolled loads.
 inline constexpr std::int64_t split_chunk = 4096;
@@ -290,26 +293,29 @@ void launch_partials(const node_objects<device_program<std::tuple<N...>, std::tu
     if (vectorized) column_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
     else column_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
   } else {
-    const auto shared = static_cast<std::size_t>(merge_shared_bytes<D>(512));
-    if (vectorized) split_kernel<D, vector_width<D>><<<blocks, threads, shared, stream>>>(objects, a);
-    else split_kernel<D, 1><<<blocks, threads, shared, stream>>>(objects, a);
+    // With row barriers, a cooperative launch: the runtime refuses a grid whose blocks cannot all be resident.
+    cudaLaunchAttribute cooperative{};
+    cooperative.id = cudaLaunchAttributeCooperative;
+    cooperative.val.cooperative = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = blocks;
+    config.blockDim = threads;
+    config.dynamicSmemBytes = static_cast<std::size_t>(merge_shared_bytes<D>(split_threads));
+    config.stream = stream;
+    config.attrs = &cooperative;
+    config.numAttrs = a.row_barriers ? 1 : 0;
+    detail::check_cuda(vectorized ? cudaLaunchKernelEx(&config, split_kernel<D, vector_width<D>>, objects, a)
+                                  : cudaLaunchKernelEx(&config, split_kernel<D, 1>, objects, a),
+                       "cudaLaunchKernelEx (split rows)");
   }
 }
 
-/// Blocks of 256 threads of `kernel` (with `shared` bytes of shared memory) resident per multiprocessor.
-inline int resident_blocks(const void* kernel, std::size_t shared) {
-  int blocks = 0;
-  detail::check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 256, shared),
-                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  return std::max(blocks, 1);
-}
-
-/// Blocks of the column kernel (vectorized or not) resident per
-/// multiprocessor of the current device: asked of the runtime once per
+/// Blocks of `threads` threads of the kernel `Scalar` or `Vector` (with
+/// `shared` bytes of shared memory each, the same at every call) resident
+/// per multiprocessor of the current device: asked of the runtime once per
 /// kernel and device (devices of one process may differ).
-template <class... N, class... L>
-int resident_column_blocks(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>&, bool vectorized) {
-  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+template <auto Scalar, auto Vector>
+int resident_blocks(bool vectorized, int threads, std::size_t shared) {
   constexpr int cached_devices = 64;                                // a device numbered beyond asks every time
   static std::array<std::atomic<int>, 2 * cached_devices> known{};  // 0: not asked yet
   int device = 0;
@@ -317,12 +323,37 @@ int resident_column_blocks(const node_objects<device_program<std::tuple<N...>, s
   std::atomic<int>* slot =
       device < cached_devices ? &known[static_cast<std::size_t>(2 * device + vectorized)] : nullptr;
   if (slot && slot->load(std::memory_order_relaxed) > 0) return slot->load(std::memory_order_relaxed);
-  const auto shared = static_cast<std::size_t>(256 * largest_state<D>);
-  const void* kernel = vectorized ? reinterpret_cast<const void*>(&column_kernel<D, vector_width<D>>)
-                                  : reinterpret_cast<const void*>(&column_kernel<D, 1>);
-  const int blocks = resident_blocks(kernel, shared);
+  const void* kernel = vectorized ? reinterpret_cast<const void*>(Vector) : reinterpret_cast<const void*>(Scalar);
+  int blocks = 0;
+  detail::check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared),
+                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  blocks = std::max(blocks, 1);
   if (slot) slot->store(blocks, std::memory_order_relaxed);
   return blocks;
+}
+
+/// Blocks of the column kernel (vectorized or not) resident per multiprocessor.
+template <class... N, class... L>
+int resident_column_blocks(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>&, bool vectorized) {
+  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  const auto shared = static_cast<std::size_t>(256 * largest_state<D>);
+  return resident_blocks<&column_kernel<D, 1>, &column_kernel<D, vector_width<D>>>(vectorized, 256, shared);
+}
+
+/// Blocks of the split kernel (vectorized or not) resident per multiprocessor.
+template <class... N, class... L>
+int resident_split_blocks(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>&, bool vectorized) {
+  using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  return resident_blocks<&split_kernel<D, 1>, &split_kernel<D, vector_width<D>>>(
+      vectorized, split_threads, static_cast<std::size_t>(merge_shared_bytes<D>(split_threads)));
+}
+
+/// Bytes of the current device's L2 cache.
+inline std::int64_t l2_bytes() {
+  int device = 0, bytes = 0;
+  detail::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  detail::check_cuda(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute");
+  return bytes;
 }
 
 /// The second stage of a column group.
@@ -369,6 +400,7 @@ struct launcher {
       const shape* strides;
       int bytes;              ///< element size
       bool computed = false;  ///< a computed slot: no vector load (`vector_friendly` skips it)
+      bool output = false;    ///< a node's output, not a leaf
     };
     std::vector<pending> memory;
     for (std::size_t i = 0; i < members.size(); ++i) {
@@ -395,7 +427,7 @@ struct launcher {
       if (n.out.data != nullptr && n.out.scratch < 0) {
         a.outs[j].data = n.out.data;
         const node_info& ni = info.nodes[static_cast<std::size_t>(j)];
-        memory.push_back({&a.outs[j], &n.out.strides, n.writes_target ? ni.target_bytes : ni.value_bytes});
+        memory.push_back({&a.outs[j], &n.out.strides, n.writes_target ? ni.target_bytes : ni.value_bytes, false, true});
       }
     }
     coalesce(first.space, kept_axes, nk, reduced_axes, nr, memory, a.space);
@@ -504,7 +536,7 @@ struct launcher {
                                             a.space.kept[a.space.kept_rank - 1] % V == 0 &&
                                             vector_friendly(memory, a.space, V, false)
                                       : rows_vectorize(memory, a, members, wide);
-      dim3 blocks, threads(512);
+      dim3 blocks, threads(split_threads);  // columns: set below
       if (columns) {
         const std::int64_t vectors = a.space.outer / (vectorized ? V : 1);
         const int x = static_cast<int>(std::min<std::uint64_t>(32, std::bit_ceil(static_cast<std::uint64_t>(vectors))));
@@ -518,14 +550,61 @@ struct launcher {
         blocks = dim3(static_cast<unsigned>(column_blocks), static_cast<unsigned>(a.chunks));
         threads = dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
       } else {
-        const std::int64_t filling = (2 * std::int64_t{sms} + a.space.outer - 1) / a.space.outer;
-        a.chunks =
-            std::clamp<std::int64_t>(std::max(a.space.inner / 65536, std::min(filling, a.space.inner / split_chunk)), 1,
-                                     1024);
         // Chunks of whole passes (split.hpp).
         const std::int64_t pass = vectorized ? split_pass<D, V>(threads.x) : split_pass<D, 1>(threads.x);
-        a.chunks = std::min(a.chunks, (a.space.inner + pass - 1) / pass);
-        blocks = dim3(static_cast<unsigned>(a.chunks), static_cast<unsigned>(a.space.outer));
+        const std::int64_t passes = (a.space.inner + pass - 1) / pass;
+        std::vector<int> reductions;  // the members before the one at hand that are reductions
+        for (int m : members) {
+          if (!reductions.empty() && reads_member({m}, reductions)) a.meet_before |= std::uint64_t{1} << entry_index(m);
+          if (call.nodes[static_cast<std::size_t>(m)].reduction) reductions.push_back(m);
+          else a.row_barriers = true;
+        }
+        a.row_barriers = a.row_barriers || a.meet_before != 0;
+        if (a.row_barriers && !vectorized) {
+          // The split kernel meets a row's blocks in its vectorized form only (one kernel less
+          // to compile per program): node by node, each with the class it has alone.
+          const split_rule rule = cuda_split_rule(sms);
+          for (int m : members)
+            launch({m}, solo_class(call.nodes[static_cast<std::size_t>(m)], rule), {false}, {false});
+          return;
+        }
+        std::int64_t wave = a.space.outer;
+        if (a.row_barriers) {
+          // Every block of a row slot waits for the others: all resident at once (a cooperative
+          // launch). The rows run in waves whose rows touch at most FUSEDSL_CUDA_SPLIT_WAVE_L2
+          // percent of the L2 cache (each operand's data once, none constant over the rows or
+          // along them), so that the passes after a wave's first read its rows from there, where the
+          // passes saved from memory (every node's but the first) outweigh the meetings added
+          // (FUSEDSL_CUDA_SPLIT_MEETING_L2). Chunks: as many as fill the device, each of as many
+          // passes as the longest needs (no block waits for one longer).
+          const std::int64_t capacity = std::int64_t{sms} * resident_split_blocks(objects, vectorized);
+          std::int64_t row_bytes = 0, read_bytes = 0;
+          for (std::size_t i = 0; i < memory.size(); ++i) {
+            bool first = memory[i].target->kept[0] != 0 && memory[i].target->reduced[0] != 0;
+            for (std::size_t j = 0; j < i; ++j) first = first && memory[j].target->data != memory[i].target->data;
+            if (first) row_bytes += memory[i].bytes, read_bytes += memory[i].output ? 0 : memory[i].bytes;
+          }
+          row_bytes = std::max<std::int64_t>(1, row_bytes * a.space.inner);
+          const std::int64_t l2 = l2_bytes(), wave_bytes = l2 * FUSEDSL_CUDA_SPLIT_WAVE_L2 / 100;
+          std::int64_t fitting = wave_bytes > 0 ? std::max<std::int64_t>(1, wave_bytes / row_bytes) : a.space.outer;
+          fitting = std::min(fitting, capacity);
+          std::int64_t waves = (a.space.outer + fitting - 1) / fitting;
+          const std::int64_t meetings = std::max(1, std::popcount(a.meet_before));  // per row and wave
+          const auto passes_saved = static_cast<std::int64_t>(members.size()) - 1;
+          const std::int64_t saved = passes_saved * read_bytes * a.space.inner * a.space.outer;
+          if (saved <= (waves - 1) * meetings * l2 * FUSEDSL_CUDA_SPLIT_MEETING_L2 / 100) waves = 1;
+          wave = (a.space.outer + waves - 1) / waves;
+          a.chunks = std::clamp<std::int64_t>(capacity / wave, 1, std::min<std::int64_t>(passes, 1024));
+          const std::int64_t longest = (passes + a.chunks - 1) / a.chunks;  // passes of a chunk
+          a.chunks = (passes + longest - 1) / longest;
+        } else {
+          const std::int64_t filling = (2 * std::int64_t{sms} + a.space.outer - 1) / a.space.outer;
+          a.chunks =
+              std::clamp<std::int64_t>(std::max(a.space.inner / 65536, std::min(filling, a.space.inner / split_chunk)),
+                                       1, 1024);
+          a.chunks = std::min(a.chunks, passes);
+        }
+        blocks = dim3(static_cast<unsigned>(a.chunks), static_cast<unsigned>(wave));
       }
       std::size_t bytes = 0;
       for (int m : members) {
@@ -536,9 +615,9 @@ struct launcher {
                  16 * 16;
       }
       a.workspace = static_cast<char*>(pool[pool.size() - 2].reserve(bytes));
-      // Split rows: one launch, each row's last block merges its chunks (a counter per row).
+      // Split rows: one launch; counters per row slot (split.hpp).
       if (!columns)
-        a.arrivals = static_cast<unsigned*>(pool.back().reserve_zeroed(blocks.y * sizeof(unsigned), stream));
+        a.arrivals = static_cast<unsigned*>(pool.back().reserve_zeroed(2 * blocks.y * sizeof(unsigned), stream));
       a.threads_per_row =
           static_cast<int>(std::min<std::uint64_t>(256, std::bit_ceil(static_cast<std::uint64_t>(a.chunks))));
       launch_partials(objects, a, columns, vectorized, blocks, threads, stream);
@@ -777,27 +856,24 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
   const group_shape shape = shape_of_group(members, anchor_ptr, true);
   bool fused = fuse && shape != group_shape::mixed;
   kernel_class k = shape == group_shape::rows ? kernel_class::rows : kernel_class::pointwise;
-  // Reductions only, none reading another: columns (reduced axes leading)
-  // or split (few long rows) run them in one kernel; any other row group
-  // with few long rows runs node by node. A group with a scan runs as rows
-  // (a block's threads per row, each row whole) whatever its rows.
+  // Few long rows: split across blocks (split.hpp). Reductions only, none
+  // reading another, with reduced axes leading: columns. A group with a
+  // scan runs as rows (a block's threads per row, each row whole) whatever
+  // its rows.
   if (fused && k == kernel_class::rows && !detail::has_scan(members)) {
     bool only_reductions = !run.reads_member(g.nodes, g.nodes);
     for (const auto* n : members) only_reductions = only_reductions && n->reduction;
     const node_runtime& anchor = *anchor_ptr;
-    if (few_long_rows(anchor, rule)) {
-      if (only_reductions) k = kernel_class::split;
-      else fused = false;
-    } else if (only_reductions && anchor.inner > 0 && reduces_leading(anchor)) {
-      k = kernel_class::columns;
-    }
+    if (few_long_rows(anchor, rule)) k = kernel_class::split;
+    else if (only_reductions && anchor.inner > 0 && reduces_leading(anchor)) k = kernel_class::columns;
   }
+  const bool row_class = k == kernel_class::rows || k == kernel_class::split;
   // Pointwise nodes over the rows of a row group (cross-entropy's loss after its logsumexp) run
   // in one thread of each row (`row_value`): a group with a node reading one runs node by node
   // (the row's other threads would not wait for the value).
   std::vector<bool> per_row(count, false);
   std::vector<int> row_values;
-  if (fused && k == kernel_class::rows)
+  if (fused && row_class)
     for (std::size_t i = 0; i < count; ++i)
       if (members[i]->space != anchor_ptr->space) {
         per_row[i] = true;
@@ -811,8 +887,8 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
   // scan's values, one per element, go to memory: each thread reads back those it wrote).
   std::vector<bool> in_registers(count, false);
   for (std::size_t i = 0; i < count; ++i)
-    in_registers[i] = fused && (k == kernel_class::pointwise ||
-                                (k == kernel_class::rows && members[i]->reduction && !members[i]->scan));
+    in_registers[i] =
+        fused && (k == kernel_class::pointwise || (row_class && members[i]->reduction && !members[i]->scan));
   for (std::size_t i = 0; i < count; ++i) {
     const auto m = static_cast<std::size_t>(g.nodes[i]);
     auto& n = call.nodes[m];
@@ -820,8 +896,8 @@ void run_group(launcher<P>& run, const group_schedule::group& g, bool fuse) {
     home.sizes = n.out_sizes;
     home.strides = contiguous_strides(n.out_sizes);
     if (n.writes_target) continue;
-    if (in_registers[i] && g.kernel_local[i]) {
-      home.scratch = 0;  // registers: never in memory
+    if (in_registers[i] && g.kernel_local[i] && k != kernel_class::split) {
+      home.scratch = 0;  // registers: never in memory (a split group may yet run node by node: launcher::launch)
     } else {
       home.data = run.pool[m].reserve(static_cast<std::size_t>(std::max<std::int64_t>(1, n.out_sizes.numel())) *
                                       entries[i].element_size);

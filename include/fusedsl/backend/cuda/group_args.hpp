@@ -57,7 +57,9 @@ struct group_args {
   int threads_per_row = 1;          ///< row and finish kernels
   std::int64_t chunks = 1;          ///< column and split kernels: partial states per kept element
   char* workspace = nullptr;        ///< partial states
-  unsigned* arrivals = nullptr;     ///< split kernel: blocks of each row done, 0 between launches
+  unsigned* arrivals = nullptr;     ///< split kernel: counters per row slot (split.hpp), 0 between launches
+  bool row_barriers = false;        ///< split kernel: the row's blocks meet before nodes that read reductions
+  std::uint64_t meet_before = 0;    ///< split kernel with row barriers: nodes that read a reduction of the group
   std::int64_t work_offset[node_count<P>] = {};  ///< bytes into `workspace`, per node
   operand leaves[slot_base<P>[node_count<P>] + 1];
   operand outs[node_count<P>];

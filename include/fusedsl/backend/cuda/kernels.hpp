@@ -22,7 +22,8 @@
 ///   per chunk of rows (chunks enough to fill the device), merged in a
 ///   fixed order.
 /// - `split_kernel` (split.hpp): few long rows cut into chunks, merged in
-///   the same launch by each row's last block to finish.
+///   the same launch by each row's last block to finish, or, where later
+///   nodes read the reductions, by every block of the row after a barrier.
 ///
 /// What they share: the launch arguments (group_args.hpp), gathering and
 /// storing operands (gather.hpp) and merging states (merges.hpp).
