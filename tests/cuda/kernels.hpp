@@ -421,7 +421,7 @@ void softmax_layernorm_case() {
 /// be "few long rows"; few long rows (split across blocks: vectors with and
 /// without a short last pass, scalar loads, rows in waves, argmax's ties), empty rows and
 /// no rows; softmax and layernorm, the horizontal group (pointwise outputs
-/// beside a sum), an input constant along the rows, and a reduction read
+/// beside a sum, also over few long rows), an input constant along the rows, and a reduction read
 /// by a row group that is not constant along its rows.
 template <class T>
 void row_strategies_case() {
@@ -458,8 +458,10 @@ void row_strategies_case() {
   constexpr fx::out<"q", T, 2> q;
   constexpr fx::out<"s", sum_t<T>, 1> s;
   constexpr fx::program prog{p = x * 2, q = x + 1, s = fx::sum(x, fx::axis<1>, fx::drop_axes)};
+  // Few long rows: the split kernel's pointwise nodes beside a sum nobody in the group reads
+  // (merged after a last meeting of the row's blocks).
   for (const shape& sizes :
-       {shape{5, 0}, shape{0, 5}, shape{3, 1}, shape{many, one_chunk}, shape{many, one_chunk + 1}}) {
+       {shape{5, 0}, shape{0, 5}, shape{3, 1}, shape{many, one_chunk}, shape{many, one_chunk + 1}, shape{3, 100004}}) {
     const auto hx = input<T>(sizes, 13);
     tensor<T> ep(sizes), eq(sizes);
     tensor<sum_t<T>> es({sizes[0]});
