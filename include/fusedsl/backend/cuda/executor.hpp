@@ -593,7 +593,7 @@ struct launcher {
           const auto passes_saved = static_cast<std::int64_t>(members.size()) - 1;
           const std::int64_t saved = passes_saved * read_bytes * a.space.inner * a.space.outer;
           if (saved <= (waves - 1) * meetings * l2 * FUSEDSL_CUDA_SPLIT_MEETING_L2 / 100) waves = 1;
-          wave = (a.space.outer + waves - 1) / waves;
+          wave = std::min((a.space.outer + waves - 1) / waves, capacity);  // rows at once: each needs a resident block
           a.chunks = std::clamp<std::int64_t>(capacity / wave, 1, std::min<std::int64_t>(passes, 1024));
           const std::int64_t longest = (passes + a.chunks - 1) / a.chunks;  // passes of a chunk
           a.chunks = (passes + longest - 1) / longest;
