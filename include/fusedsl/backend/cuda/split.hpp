@@ -102,10 +102,22 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void merge_pending(const node_objects<P>& nod
   }
 }
 
+/// The row's blocks meet (`row_barrier`, the block's `phase`-th meeting),
+/// then each merges the pending reductions (`merge_pending`): none is
+/// pending after.
+template <class P, int V>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void meet(const node_objects<P>& nodes, const group_args<P>& a,
+                                             row_registers<P, V>& regs, std::int64_t row, std::uint64_t& pending,
+                                             unsigned char* shared, int& turn, unsigned& phase) {
+  row_barrier(a.arrivals + blockIdx.y, ++phase);
+  merge_pending<P, 0, V>(nodes, a, regs, row, pending, shared, turn);
+  pending = 0;
+}
+
 /// Node J (and the following ones) over the block's chunk [`begin`, `end`)
 /// of `row`: a reduction adds the chunk into its partial state, stored and
 /// then `pending`; before a node that reads one (`a.meet_before`), the
-/// row's blocks meet (`row_barrier`) and each merges the pending ones.
+/// row's blocks `meet`.
 /// Pointwise nodes run over the chunk, and a node over the rows
 /// (`per_row`) in the first block's first thread.
 template <class P, int J, int V>
@@ -116,11 +128,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void split_nodes(const node_objects<P>& nodes
   if constexpr (J < node_count<P>) {
     if (a.active >> J & 1u) {
       if constexpr (V > 1) {  // the host meets rows only in vectorized groups (fewer kernels to compile)
-        if (pending != 0 && (a.meet_before >> J & 1u)) {
-          row_barrier(a.arrivals + blockIdx.y, ++phase);
-          merge_pending<P, 0, V>(nodes, a, regs, row, pending, shared, turn);
-          pending = 0;
-        }
+        if (pending != 0 && (a.meet_before >> J & 1u)) meet(nodes, a, regs, row, pending, shared, turn, phase);
       }
       // Whole passes, each thread over the same vectors of each, in element order, as the row kernel.
       const std::int64_t pass = split_pass<P, V>(blockDim.x);
@@ -152,11 +160,11 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void split_nodes(const node_objects<P>& nodes
 /// of rows y, y + `gridDim.y`, ... Without `a.row_barriers` (reductions
 /// only, none reading another, `gridDim.y` rows: one wave), the last of a
 /// row's blocks to finish merges the row's chunks; with them, reductions
-/// still pending at the row's end are merged after a last barrier, and
+/// still pending at the row's end are merged after a last meeting, and
 /// the last of a slot's blocks to leave sets its counters back to 0 for
-/// the next launch. Chunks are whole
-/// passes (`split_pass`); `V` > 1: 16-byte vectors along contiguous rows of
-/// one kept and one reduced axis (the row kernel's conditions).
+/// the next launch. Chunks are whole passes (`split_pass`); `V` > 1:
+/// 16-byte vectors along contiguous rows of one kept and one reduced axis
+/// (the row kernel's conditions).
 template <class P, int V>
 __global__ void __launch_bounds__(512, V > 1 ? 2 : 3)  // 2 leave vectors the registers of their loads in flight
     split_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
@@ -173,10 +181,8 @@ __global__ void __launch_bounds__(512, V > 1 ? 2 : 3)  // 2 leave vectors the re
     if (!a.row_barriers) {
       if (last_to_arrive(a.arrivals + row, gridDim.x)) finish_nodes<P, 0>(nodes, a, shared, turn, row, row + 1);
     } else if constexpr (V > 1) {
-      if (pending != 0) {  // reductions no node of the group reads: merged and stored all the same
-        row_barrier(a.arrivals + blockIdx.y, ++phase);
-        merge_pending<P, 0, V>(nodes, a, regs, row, pending, shared, turn);
-      }
+      // Reductions no node of the group reads: merged and stored all the same.
+      if (pending != 0) meet(nodes, a, regs, row, pending, shared, turn, phase);
     }
   }
   if (a.row_barriers && threadIdx.x == 0) {
