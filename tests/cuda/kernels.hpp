@@ -143,9 +143,11 @@ void operators_and_functions_case() {
 }
 
 /// Random numbers (fx::rand, fx::randn, fx::dropout) and a reduction over
-/// them, on CUDA against the CPU kernels: rand and dropout bit for bit (the
-/// same integer arithmetic at the same positions, whatever kernel class and
-/// output layout), randn within an f32 ulp (the math libraries' log and cos).
+/// them, on CUDA against the CPU kernels: rand and dropout's mask bit for bit
+/// (the same integer arithmetic at the same positions, whatever kernel class
+/// and output layout), dropout's kept values within CUDA's division (2 ulp,
+/// and no absolute slack: a dropped element must be 0 on both), randn within
+/// an f32 ulp (the math libraries' log and cos).
 inline void random_case() {
   constexpr fx::in<"x", float, 2> x;
   constexpr fx::param<"seed", std::int64_t> seed;
@@ -170,7 +172,7 @@ inline void random_case() {
     uniforms.run(fx::cuda(), seed(2024), u(dt.view().transpose(0, 1)));
     check(du, cu, {0, 0}, "rand, " + what);
     check(fx::contiguous(dt.view().transpose(0, 1)), cu, {0, 0}, "rand into a transposed output, " + what);
-    check(dd, cd, {0, 0}, "dropout, " + what);
+    check(dd, cd, {2.4e-7, 0}, "dropout, " + what);
     check(dn, cn, {1.2e-7, 1e-7}, "randn, " + what);
     check(dr, cr, sum_tolerance<float>(sizes[1]), "row sums of dropout, " + what);
   }

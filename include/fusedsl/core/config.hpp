@@ -182,6 +182,34 @@
 #  define FUSEDSL_CUDA_SHORT_ROW_STAGED 6
 #endif
 
+/// Bytes of a row each thread of the CUDA row kernel takes per chunk (and
+/// holds in registers, for a row of one chunk): at least 16, at most 32
+/// elements. More elements share a row's fixed costs (its merges, its
+/// prologue), but 128 (32 floats) needs FUSEDSL_CUDA_ROW_THREADS 512 not to
+/// spill, and that pair ran the matrix's softmax-like and norm rows 5-25%
+/// slower (bench/RESULTS.md, "Division and the row kernel's prologue").
+#ifndef FUSEDSL_CUDA_ROW_BYTES
+#  define FUSEDSL_CUDA_ROW_BYTES 64
+#endif
+
+/// Most threads per row (and per block) of the CUDA row kernel, a power of
+/// two from 256 to 1024: its launch bound, which caps its registers at
+/// 65536 / FUSEDSL_CUDA_ROW_THREADS per thread (1024: 64 registers, and the
+/// occupancy that hides the latency of a row's passes). Rows of one chunk
+/// have at most this many threads' FUSEDSL_CUDA_ROW_BYTES.
+#ifndef FUSEDSL_CUDA_ROW_THREADS
+#  define FUSEDSL_CUDA_ROW_THREADS 1024
+#endif
+
+/// 1: CUDA kernels divide floats (and f16 / bf16 values, computed in float)
+/// as IEEE 754 does, correctly rounded. 0 (the default): as torch.compile's
+/// Triton kernels do, with PTX's `div.full.f32` (within 2 ulp over the
+/// whole range): a division by a value constant over a row (softmax's sum)
+/// then costs a multiply per element, its reciprocal computed once (docs/math.md).
+#ifndef FUSEDSL_CUDA_IEEE_DIVISION
+#  define FUSEDSL_CUDA_IEEE_DIVISION 0
+#endif
+
 /// Rows each thread of the CUDA column kernel adds at least, per chunk of
 /// rows: fewer chunks than the device could hold when the columns are few,
 /// so that a thread's loads outweigh its merge tree and the second kernel

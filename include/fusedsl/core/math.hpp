@@ -12,7 +12,7 @@
 #pragma once
 #include <cmath>        // std::exp, std::log, ...
 #include <limits>       // std::numeric_limits
-#include <type_traits>  // std::make_unsigned_t, std::is_integral_v
+#include <type_traits>  // std::make_unsigned_t, std::is_integral_v, std::is_constant_evaluated
 
 #include <fusedsl/core/config.hpp>       // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
 #include <fusedsl/core/fault.hpp>        // detail::report_fault
@@ -206,6 +206,24 @@ template <class T>
 FUSEDSL_MATH_FN T rsqrt(T a) {
   if constexpr (std::is_same_v<T, float> && detail::host_vector_math<T>) return vector_math::rsqrt(a);
   else return T(1) / math::sqrt(a);
+}
+/// a / b. CUDA kernels divide floats with PTX's `div.full.f32` (within 2
+/// ulp over the whole range, as torch.compile's Triton kernels divide), so
+/// that a divisor constant over a row costs one reciprocal per row and a
+/// multiply per element; FUSEDSL_CUDA_IEEE_DIVISION restores IEEE division.
+/// The host and other types divide as IEEE 754 does.
+template <class T>
+FUSEDSL_MATH_FN constexpr T divide(T a, T b) {
+#if FUSEDSL_DEVICE_CODE && !FUSEDSL_CUDA_IEEE_DIVISION
+  if constexpr (std::is_same_v<T, float>) {
+    if (!std::is_constant_evaluated()) {
+      float q;
+      asm("div.full.f32 %0, %1, %2;" : "=f"(q) : "f"(a), "f"(b));
+      return q;
+    }
+  }
+#endif
+  return a / b;
 }
 /// Floating-point pow from the standard library; integer pow by repeated
 /// squaring with wrap-around, where a negative exponent gives 0 unless the

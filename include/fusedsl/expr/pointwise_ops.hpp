@@ -104,7 +104,7 @@ struct logical {
 FUSEDSL_BINARY_OP(add, "+", promoting, math::wrap_add(a, b))
 FUSEDSL_BINARY_OP(sub, "-", promoting, math::wrap_sub(a, b))
 FUSEDSL_BINARY_OP(mul, "*", promoting, math::wrap_mul(a, b))
-FUSEDSL_BINARY_OP(div, "/", floating, a / b)
+FUSEDSL_BINARY_OP(div, "/", floating, math::divide(a, b))
 FUSEDSL_BINARY_OP(maximum, nullptr, promoting, math::nan_max(a, b))
 FUSEDSL_BINARY_OP(minimum, nullptr, promoting, math::nan_min(a, b))
 FUSEDSL_BINARY_OP(pow, nullptr, promoting, math::pow(a, b))

@@ -13,7 +13,7 @@
 #include <algorithm>  // std::min, std::max
 #include <array>      // std::array
 #include <atomic>     // std::atomic
-#include <bit>        // std::bit_ceil, std::countr_one, std::popcount
+#include <bit>        // std::bit_ceil, std::countr_one, std::popcount, std::has_single_bit
 #include <cstdint>    // std::int64_t, std::uint64_t, std::uintptr_t
 #include <cstring>    // std::memcpy
 #include <deque>      // std::deque
@@ -51,7 +51,9 @@ using detail::split_rule;
 
 /// Most threads per row (the row kernel's launch bound); rows get
 /// `chunk_elements` elements per thread and chunk.
-inline constexpr int row_threads = 1024;
+inline constexpr int row_threads = FUSEDSL_CUDA_ROW_THREADS;
+static_assert(std::has_single_bit(static_cast<unsigned>(row_threads)) && row_threads >= 256 && row_threads <= 1024,
+              "FUSEDSL_CUDA_ROW_THREADS: a power of two from 256 to 1024");
 
 /// Device memory that grows on demand and is kept for the next run.
 class device_buffer {

@@ -61,14 +61,15 @@ inline constexpr int row_element_bytes = [] {
 }();
 /// Elements of a row each thread of the row kernel takes per pass over a
 /// chunk of the row (`chunk_vectors` vectors of `V`, their loads in flight
-/// together), and holds of the cached placeholder: 64 bytes of the row (16
-/// f32, 32 bf16; at least 16, at most 32 elements), so that a row's fixed
+/// together), and holds of the cached placeholder: FUSEDSL_CUDA_ROW_BYTES
+/// of the row (at least 16, at most 32 elements), so that a row's fixed
 /// costs (its merges, the chunk's bookkeeping) are shared by as many
-/// elements as registers allow: 256 threads hold a row of 4096 f32 or 8192
-/// bf16 in one chunk. The scalar kernel (`V` == 1) takes 4: its general
-/// offsets per element made it four times larger (to compile) with 16.
+/// elements as registers allow. The scalar kernel (`V` == 1) takes 4: its
+/// general offsets per element made it four times larger (to compile) with 16.
 template <class P, int V>
-inline constexpr int chunk_elements = V > 1 ? std::max(V, std::clamp(64 / row_element_bytes<P, V>, 16, 32)) : 4;
+inline constexpr int chunk_elements = V > 1 ? std::max(V, std::clamp(FUSEDSL_CUDA_ROW_BYTES / row_element_bytes<P, V>,
+                                                                     16, 32))
+                                            : 4;
 /// Vectors of `V` elements per thread and chunk.
 template <class P, int V>
 inline constexpr int chunk_vectors = chunk_elements<P, V> / V;
@@ -581,20 +582,23 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
 /// thread on the same `V`-element vectors of a chunk in every pass (16-byte
 /// loads when the rows are contiguous and aligned). A row of one chunk
 /// keeps the cached placeholder (read by several nodes) in registers: read
-/// from memory once. Launch bound 1024 (rows of 16384 in one chunk): at
-/// most 64 registers. The vectorized kernel (`V` > 1) serves spaces of at
+/// from memory once. Launch bound FUSEDSL_CUDA_ROW_THREADS (1024: at most 64
+/// registers; rows of 16384 f32 in one chunk). `threads_per_row` is a power of two: the prologue shifts and
+/// masks (integer divisions cost about 25 instructions each, per row where
+/// a block has one pass). The vectorized kernel (`V` > 1) serves spaces of at
 /// most one kept and one reduced axis only (`load_chunk`). `Held` (rows of
 /// one chunk, vectorized): `held_reduction` keeps its operand's values in
 /// place of the row cache after its pass, and the nodes whose
 /// `held_source` it is read them (a form of its own, so that neither form
 /// keeps the cache and those values alive together).
 template <class P, int V, bool Held = false>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(FUSEDSL_CUDA_ROW_THREADS)
     row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
-  const int rows_per_block = static_cast<int>(blockDim.x) / a.threads_per_row;
-  const int slot = static_cast<int>(threadIdx.x) / a.threads_per_row;
-  const int lane = static_cast<int>(threadIdx.x) % a.threads_per_row;
+  const int shift = __ffs(a.threads_per_row) - 1;
+  const int rows_per_block = static_cast<int>(blockDim.x) >> shift;
+  const int slot = static_cast<int>(threadIdx.x) >> shift;
+  const int lane = static_cast<int>(threadIdx.x) & (a.threads_per_row - 1);
   int turn = 0;
   for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; first < a.space.outer;
        first += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
