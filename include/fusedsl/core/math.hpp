@@ -14,7 +14,7 @@
 #include <limits>       // std::numeric_limits
 #include <type_traits>  // std::make_unsigned_t, std::is_integral_v, std::is_constant_evaluated
 
-#include <fusedsl/core/config.hpp>       // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
+#include <fusedsl/core/config.hpp>       // FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE, FUSEDSL_CUDA_IEEE_DIVISION
 #include <fusedsl/core/fault.hpp>        // detail::report_fault
 #include <fusedsl/core/simd_sqrt.hpp>    // fusedsl_sqrtf, fusedsl_sqrt, FUSEDSL_SIMD_SQRT
 #include <fusedsl/core/vector_math.hpp>  // vector_math::exp, ...
