@@ -7,11 +7,12 @@
 /// `constexpr fx::program prog{...}`: nvcc 13 cannot compile
 /// `constexpr auto prog = fx::program{...}` (see docs/backends-cuda.md).
 #pragma once
-#include <cstdint>  // std::int64_t
-#include <limits>   // std::numeric_limits
-#include <string>   // std::to_string
-#include <tuple>    // std::tuple
-#include <utility>  // std::pair
+#include <cstdint>   // std::int64_t
+#include <iterator>  // std::size
+#include <limits>    // std::numeric_limits
+#include <string>    // std::to_string
+#include <tuple>     // std::tuple
+#include <utility>   // std::pair
 
 #include <doctest/doctest.h>
 
@@ -139,6 +140,46 @@ void operators_and_functions_case() {
                                         fx::fmod(a, b) + a % b,
                                     r = fx::max(fx::erfc(a * 4) + fx::atan2(b, a), fx::axis<1>)};
     run(functions, "exp2, log2, log10, erfc, atan2, hypot, fma, fmod, %");
+  }
+}
+
+/// Float division on CUDA (`div.full.f32`, docs/math.md) against the CPU's
+/// IEEE division: within 2 ulp (2 subnormal steps for subnormal quotients),
+/// zeros, infinities and NaN as IEEE gives them. Every pair of values that
+/// span the exponent range (divisors beyond 2^126 and subnormal ones, which
+/// the reciprocal scales first) elementwise, then divisors the same along a
+/// row (a row's max: the same on both backends), whose reciprocal the row
+/// kernel computes once per row. No quotient lies within 2 ulp of overflow.
+inline void division_case() {
+  constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  constexpr float values[] = {0.0f,   -0.0f, 1.0f,    -3.0f,   0.1f,     1.2345678f, 7.5e-39f, -1e-45f, 1.17549435e-38f,
+                              1e-30f, 1e30f, 8.6e37f, 3.0e38f, -1.7e38f, inf,        -inf,     nan};
+  constexpr std::int64_t n = std::size(values);
+  const fx::testing::tolerance two_ulp{2.4e-7, 3e-45};
+  {
+    constexpr fx::in<"a", float, 1> a;
+    constexpr fx::in<"b", float, 1> b;
+    constexpr fx::out<"y", float, 1> y;
+    constexpr fx::program divide{y = a / b};
+    tensor<float> ha({n * n}), hb({n * n}), expected({n * n});
+    for (std::int64_t i = 0; i < n * n; ++i) ha.data()[i] = values[i / n], hb.data()[i] = values[i % n];
+    divide.run(fx::cpu, a(ha), b(hb), y(expected));
+    tensor<float> out = poisoned<float>({n * n});
+    divide.run(fx::cuda(), a(ha.to(device::cuda)), b(hb.to(device::cuda)), y(out));
+    check(out, expected, two_ulp, "a / b over every pair");
+  }
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::out<"y", float, 2> y;
+  constexpr fx::program by_row_max{y = x / fx::max(x, fx::axis<1>)};
+  for (const std::int64_t cols : {std::int64_t{5}, std::int64_t{64}, std::int64_t{1024}}) {
+    tensor<float> hx = input<float>({6, cols}, 31), expected({6, cols});
+    const float scales[] = {1.0f, 1e38f, 1e-39f, -4e-39f, 1e20f, 3.0f};  // maxima beyond 2^126, subnormal ones
+    for (std::int64_t r = 0; r < 6; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) hx.data()[r * cols + c] *= scales[r];
+    by_row_max.run(fx::cpu, x(hx), y(expected));
+    tensor<float> out = poisoned<float>({6, cols});
+    by_row_max.run(fx::cuda(), x(hx.to(device::cuda)), y(out));
+    check(out, expected, two_ulp, "x / max(x) over rows of " + std::to_string(cols));
   }
 }
 

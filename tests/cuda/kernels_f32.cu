@@ -13,3 +13,4 @@ TEST_CASE("f32: columns and full reductions") { cuda_test::columns_and_full_case
 TEST_CASE("f32: column strategies") { cuda_test::column_strategies_case<T>(); }
 TEST_CASE("f32: adam in place") { cuda_test::adam_case<T>(); }
 TEST_CASE("f32: accumulation in double") { cuda_test::accumulate_case(); }
+TEST_CASE("f32: division as torch.compile's kernels divide") { cuda_test::division_case(); }

@@ -26,7 +26,7 @@
 
 #include <fusedsl/backend/cuda/kernels.hpp>        // the kernels, group_args, is_param_leaf
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_index, node_table
-#include <fusedsl/core/config.hpp>                 // FUSEDSL_CUDA_COLUMN_ROWS, FUSEDSL_CUDA_SHORT_ROW_STAGED, FUSEDSL_CUDA_ROW_THREADS
+#include <fusedsl/core/config.hpp>                 // FUSEDSL_CUDA_* knobs
 #include <fusedsl/core/error.hpp>                  // error
 #include <fusedsl/lower/lowering.hpp>              // lower: node names for messages
 #include <fusedsl/program/program.hpp>             // program

@@ -67,9 +67,10 @@ inline constexpr int row_element_bytes = [] {
 /// elements as registers allow. The scalar kernel (`V` == 1) takes 4: its
 /// general offsets per element made it four times larger (to compile) with 16.
 template <class P, int V>
-inline constexpr int chunk_elements = V > 1 ? std::max(V, std::clamp(FUSEDSL_CUDA_ROW_BYTES / row_element_bytes<P, V>,
-                                                                     16, 32))
-                                            : 4;
+inline constexpr int chunk_elements = [] {
+  if constexpr (V > 1) return std::max(V, std::clamp(FUSEDSL_CUDA_ROW_BYTES / row_element_bytes<P, V>, 16, 32));
+  else return 4;
+}();
 /// Vectors of `V` elements per thread and chunk.
 template <class P, int V>
 inline constexpr int chunk_vectors = chunk_elements<P, V> / V;
@@ -582,11 +583,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
 /// thread on the same `V`-element vectors of a chunk in every pass (16-byte
 /// loads when the rows are contiguous and aligned). A row of one chunk
 /// keeps the cached placeholder (read by several nodes) in registers: read
-/// from memory once. Launch bound FUSEDSL_CUDA_ROW_THREADS (1024: at most 64
-/// registers; rows of 16384 f32 in one chunk). `threads_per_row` is a power of two: the prologue shifts and
-/// masks (integer divisions cost about 25 instructions each, per row where
-/// a block has one pass). The vectorized kernel (`V` > 1) serves spaces of at
-/// most one kept and one reduced axis only (`load_chunk`). `Held` (rows of
+/// from memory once. Launch bound FUSEDSL_CUDA_ROW_THREADS (1024: at most
+/// 64 registers; rows of 16384 f32 in one chunk). `threads_per_row` is a
+/// power of two: the prologue shifts and masks (integer divisions cost
+/// about 25 instructions each, per row where a block has one pass). The
+/// vectorized kernel (`V` > 1) serves spaces of at most one kept and one
+/// reduced axis only (`load_chunk`). `Held` (rows of
 /// one chunk, vectorized): `held_reduction` keeps its operand's values in
 /// place of the row cache after its pass, and the nodes whose
 /// `held_source` it is read them (a form of its own, so that neither form
