@@ -53,7 +53,7 @@ using detail::split_rule;
 /// `chunk_elements` elements per thread and chunk.
 inline constexpr int row_threads = FUSEDSL_CUDA_ROW_THREADS;
 static_assert(std::has_single_bit(static_cast<unsigned>(row_threads)) && row_threads >= 256 && row_threads <= 1024,
-              "FUSEDSL_CUDA_ROW_THREADS: a power of two from 256 to 1024");
+              "fusedsl: FUSEDSL_CUDA_ROW_THREADS must be a power of two from 256 to 1024");
 
 /// Device memory that grows on demand and is kept for the next run.
 class device_buffer {
