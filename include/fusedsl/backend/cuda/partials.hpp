@@ -7,7 +7,9 @@
 /// `finish_kernel` for columns. Its own header because columns.hpp and
 /// split.hpp share it.
 #pragma once
+#include <cstddef>  // std::size_t
 #include <cstdint>  // std::int64_t
+#include <cstring>  // std::memcpy
 
 #include <fusedsl/backend/cuda/gather.hpp>         // gather, store, node_values, slot_values, evaluate_slots, state_t
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args
@@ -61,6 +63,25 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE state_t<P, J>& partial(const group_args<P>& a
   return reinterpret_cast<state_t<P, J>*>(a.workspace + a.work_offset[J])[k * a.chunks + c];
 }
 
+/// Another block's partial state, read past the L1 cache: a line of it
+/// there may be older than the barrier that made the state visible.
+template <class State>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State read_partial(const State& at) {
+  State state;
+  if constexpr (sizeof(State) % 4 == 0 && alignof(State) >= 4) {
+    unsigned words[sizeof(State) / 4];
+#pragma unroll
+    for (std::size_t w = 0; w < sizeof(State) / 4; ++w) words[w] = __ldcg(reinterpret_cast<const unsigned*>(&at) + w);
+    std::memcpy(&state, words, sizeof(State));
+  } else {
+    unsigned char bytes[sizeof(State)];
+#pragma unroll
+    for (std::size_t b = 0; b < sizeof(State); ++b) bytes[b] = reinterpret_cast<const volatile unsigned char*>(&at)[b];
+    std::memcpy(&state, bytes, sizeof(State));
+  }
+  return state;
+}
+
 /// Threads per kept element when `threads` threads merge the partial states
 /// of `elements` kept elements: a power of two, as many as one pass over the
 /// elements allows and the chunks can use.
@@ -71,7 +92,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE int merge_threads(int threads, std::int64_t e
 }
 
 /// Merges the partial states of kept elements [first, last) of every
-/// reduction of the group in chunk order (`merge_threads` threads per
+/// reduction of the group in chunk order (read past L1, `read_partial`: a
+/// split row's last block reads the states other blocks stored) (`merge_threads` threads per
 /// element, each over every so many chunks, then a tree), finishes and
 /// stores them. Every thread of the block calls it.
 template <class P, int J>
@@ -89,7 +111,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& node
           const bool valid = k < last;
           state_t<P, J> state{};
           if (valid)
-            for (std::int64_t c = lane; c < a.chunks; c += tpr) merge_states(op, state, partial<P, J>(a, k, c));
+            for (std::int64_t c = lane; c < a.chunks; c += tpr)
+              merge_states(op, state, read_partial(partial<P, J>(a, k, c)));
           state = merge_row(op, state, tpr, shared, merge_area_bytes(threads, largest_state<P>), turn);
           if (valid && lane == 0) {
             const auto result = op.finish(state, a.space.inner);

@@ -11,14 +11,12 @@
 /// mean and variance, meet once): one launch, its blocks resident together
 /// (a cooperative launch), the rows taken in waves of `gridDim.y` rows.
 #pragma once
-#include <cstddef>  // std::size_t
 #include <cstdint>  // std::int64_t
-#include <cstring>  // std::memcpy
 
 #include <fusedsl/backend/cuda/gather.hpp>         // state_t, value_t, values_of, store, position
 #include <fusedsl/backend/cuda/group_args.hpp>     // group_args
 #include <fusedsl/backend/cuda/merges.hpp>         // merge_row, merge_states, merge_area_bytes, largest_state
-#include <fusedsl/backend/cuda/partials.hpp>       // partial, last_to_arrive, finish_nodes
+#include <fusedsl/backend/cuda/partials.hpp>       // partial, read_partial, last_to_arrive, finish_nodes
 #include <fusedsl/backend/cuda/program_nodes.hpp>  // node_objects, node_count, is_reduction_at, is_scan_at
 #include <fusedsl/backend/cuda/rows.hpp>  // chunk, chunk_elements, full_chunk, accumulate_chunk, pointwise_row, row_value
 #include <fusedsl/core/config.hpp>        // FUSEDSL_DEVICE, FUSEDSL_HOST_DEVICE, FUSEDSL_FORCEINLINE
@@ -52,25 +50,6 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_barrier(unsigned* counter, unsigned 
     __threadfence();
   }
   __syncthreads();
-}
-
-/// Another block's partial state, read past the L1 cache: a line of it
-/// there may be older than the barrier that made the state visible.
-template <class State>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State read_partial(const State& at) {
-  State state;
-  if constexpr (sizeof(State) % 4 == 0 && alignof(State) >= 4) {
-    unsigned words[sizeof(State) / 4];
-#pragma unroll
-    for (std::size_t w = 0; w < sizeof(State) / 4; ++w) words[w] = __ldcg(reinterpret_cast<const unsigned*>(&at) + w);
-    std::memcpy(&state, words, sizeof(State));
-  } else {
-    unsigned char bytes[sizeof(State)];
-#pragma unroll
-    for (std::size_t b = 0; b < sizeof(State); ++b) bytes[b] = reinterpret_cast<const volatile unsigned char*>(&at)[b];
-    std::memcpy(&state, bytes, sizeof(State));
-  }
-  return state;
 }
 
 /// Merges the partial states of the pending reductions (node J and the
