@@ -291,8 +291,12 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool gather_held(const group_args<P>& a, cons
 /// consecutive elements along the innermost kept axis (columns), or of the
 /// flattened space (pointwise groups: `at.row` is its flat index), each
 /// operand as its `access` says; only the first `count` of them when the
-/// space ends before the vector does (pointwise groups).
-template <class P, int J, std::size_t S, int V, class Index>
+/// space ends before the vector does (pointwise groups). `AlongLast`: every
+/// access is `along_last` (the column kernel: the host vectorizes columns
+/// only so), and the other forms are not compiled: their offsets per
+/// element made the vectorized column kernel of a 16-wide program 61k SASS
+/// instructions, mostly integer divisions that never ran.
+template <class P, int J, std::size_t S, int V, bool AlongLast = false, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const node_values<P, V>& regs,
                                                const position<Index>& at, slot_values<loop_t<P, J>, V>& out,
                                                int count = V) {
@@ -308,13 +312,13 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const nod
       const T* data = static_cast<const T*>(o.data);
       if constexpr (V == 1) {
         to[0] = data[offset(o, a.space, at)];
-      } else if (o.access == vector_access::contiguous) {
+      } else if (!AlongLast && o.access == vector_access::contiguous) {
         if (count == V) load_vector<V>(data + at.row, to);
         else
 #pragma unroll
           for (int v = 0; v < V; ++v)
             if (v < count) to[v] = data[at.row + v];
-      } else if (o.access == vector_access::elements) {
+      } else if (!AlongLast && o.access == vector_access::elements) {
 #pragma unroll
         for (int v = 0; v < V; ++v)
           if (v < count) to[v] = data[offset(o, a.space, position<Index>{at.row + v, at.j})];
@@ -326,7 +330,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const nod
         load_vector<V>(data + offset(o, a.space, at), to);
       }
     }
-    gather<P, J, S + 1, V>(a, regs, at, out, count);
+    gather<P, J, S + 1, V, AlongLast>(a, regs, at, out, count);
   }
 }
 

@@ -43,7 +43,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes,
     slot_values<E, V> slots[unroll];
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
-      gather<P, J, 0, V>(a, regs, position<Index>{kept, static_cast<Index>(j + u * step)}, slots[u]);
+      gather<P, J, 0, V, true>(a, regs, position<Index>{kept, static_cast<Index>(j + u * step)}, slots[u]);
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
 #pragma unroll
@@ -51,7 +51,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate(const node_objects<P>& nodes,
   }
   for (; j < end; j += step) {
     slot_values<E, V> slots;
-    gather<P, J, 0, V>(a, regs, position<Index>{kept, static_cast<Index>(j)}, slots);
+    gather<P, J, 0, V, true>(a, regs, position<Index>{kept, static_cast<Index>(j)}, slots);
 #pragma unroll
     for (int v = 0; v < V; ++v) r.op.add(states[v], evaluate_slots<C, P, J>(r.arg, a, slots, v), j);
   }
