@@ -186,8 +186,8 @@
 /// holds in registers, for a row of one chunk): at least 16, at most 32
 /// elements. More elements share a row's fixed costs (its merges, its
 /// prologue), but 128 (32 floats) needs FUSEDSL_CUDA_ROW_THREADS 512 not to
-/// spill, and that pair ran the matrix's softmax-like and norm rows 5-25%
-/// slower (bench/RESULTS.md, "Division and the row kernel's prologue").
+/// spill, and that pair ran the matrix's softmax-like and norm rows slower
+/// (bench/RESULTS.md, "Division and the row kernel's prologue").
 #ifndef FUSEDSL_CUDA_ROW_BYTES
 #  define FUSEDSL_CUDA_ROW_BYTES 64
 #endif

@@ -293,9 +293,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool gather_held(const group_args<P>& a, cons
 /// operand as its `access` says; only the first `count` of them when the
 /// space ends before the vector does (pointwise groups). `AlongLast`: every
 /// access is `along_last` (the column kernel: the host vectorizes columns
-/// only so), and the other forms are not compiled: their offsets per
-/// element made the vectorized column kernel of a 16-wide program 61k SASS
-/// instructions, mostly integer divisions that never ran.
+/// only so), and the other forms, an offset per element of the vector, are
+/// not compiled (nvcc's time: bench/RESULTS.md, "nvcc per program").
 template <class P, int J, std::size_t S, int V, bool AlongLast = false, class Index>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather(const group_args<P>& a, const node_values<P, V>& regs,
                                                const position<Index>& at, slot_values<loop_t<P, J>, V>& out,

@@ -92,10 +92,11 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE int merge_threads(int threads, std::int64_t e
 }
 
 /// Merges the partial states of kept elements [first, last) of every
-/// reduction of the group in chunk order (read past L1, `read_partial`: a
-/// split row's last block reads the states other blocks stored) (`merge_threads` threads per
+/// reduction of the group in chunk order (`merge_threads` threads per
 /// element, each over every so many chunks, then a tree), finishes and
-/// stores them. Every thread of the block calls it.
+/// stores them. The states are read past L1 (`read_partial`): a split row's
+/// last block reads states other blocks stored. Every thread of the block
+/// calls it.
 template <class P, int J>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void finish_nodes(const node_objects<P>& nodes, const group_args<P>& a,
                                                      unsigned char* shared, int& turn, std::int64_t first,

@@ -588,11 +588,11 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
 /// power of two: the prologue shifts and masks (integer divisions cost
 /// about 25 instructions each, per row where a block has one pass). The
 /// vectorized kernel (`V` > 1) serves spaces of at most one kept and one
-/// reduced axis only (`load_chunk`). `Held` (rows of
-/// one chunk, vectorized): `held_reduction` keeps its operand's values in
-/// place of the row cache after its pass, and the nodes whose
-/// `held_source` it is read them (a form of its own, so that neither form
-/// keeps the cache and those values alive together).
+/// reduced axis only (`load_chunk`). `Held` (rows of one chunk,
+/// vectorized): `held_reduction` keeps its operand's values in place of the
+/// row cache after its pass, and the nodes whose `held_source` it is read
+/// them (a form of its own, so that neither form keeps the cache and those
+/// values alive together).
 template <class P, int V, bool Held = false>
 __global__ void __launch_bounds__(FUSEDSL_CUDA_ROW_THREADS)
     row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
