@@ -9,6 +9,10 @@
 //       one of their operands while the program still fails (each candidate compiled with the
 //       compiler and flags of this build, then run), and prints the smallest failing program
 //       as a ready-to-paste regression TEST_CASE.
+//   fusedsl-fuzz-programs --seed S --first I --count N --out FILE --cuda
+//       the same programs run on the GPU (prog.run(fx::cuda(), ...) on device copies of the
+//       inputs, outputs preset to a value they must overwrite), compared with the oracle on the
+//       CPU: a .cu file, linked with tests/cuda's main (skipped without a GPU).
 //   fusedsl-fuzz-programs --seed S --first I --count N --out FILE --explain
 //       writes the same programs as TEST_CASEs that only print their plans (fx::explain):
 //       a refactor that must not change plans diffs this output before and after it
@@ -375,9 +379,13 @@ std::string tolerance_text(element e) {
   }
 }
 
+/// Where emit's TEST_CASE runs the fused program (the oracle always runs on the CPU).
+enum class backend { cpu, cuda };
+
 /// The program as a doctest TEST_CASE named `title`; with `explain_only`, the case prints
-/// the program's plan instead of running it.
-std::string emit(const program& p, const std::string& title, bool explain_only = false) {
+/// the program's plan instead of running it. On CUDA every tensor the program touches has a
+/// device copy `d_NAME`, read back to the CPU for the comparisons.
+std::string emit(const program& p, const std::string& title, bool explain_only = false, backend on = backend::cpu) {
   std::set<std::string> used;
   for (const auto& s : p.statements) {
     used.insert(s.target);
@@ -410,6 +418,12 @@ std::string emit(const program& p, const std::string& title, bool explain_only =
   std::string bindings_run, bindings_ref;
   int seed_offset = 0;
   const char* range = is_float(p.type) ? "-2.0, 2.0" : "-20, 20";
+  const bool cuda = on == backend::cuda;
+  // The tensor the fused run writes for placeholder `n` (a device copy on CUDA), and its values on the CPU.
+  auto run_tensor = [&](const std::string& n) { return (cuda ? "d_" : "a_") + n; };
+  auto on_cpu = [&](const std::string& n) {
+    return run_tensor(n) + (cuda ? ".to(fx::device::cpu).view()" : ".view()");
+  };
   for (const auto& v : p.vars) {
     if (!used.count(v.name) || v.r == role::local) continue;
     const std::string shape = shape_text(v.shape);
@@ -419,28 +433,33 @@ std::string emit(const program& p, const std::string& title, bool explain_only =
       o += "  const auto a_" + v.name + " = random_tensor<" + T + ">(" + shape + ", " + tensor_seed + ", " + range +
            ");\n";
       o += "  const auto before_" + v.name + " = a_" + v.name + ".clone();\n";
-      bindings_run += ", " + v.name + "(a_" + v.name + ")";
       bindings_ref += ", " + v.name + "(a_" + v.name + ")";
     } else if (v.r == role::inout) {
       o += "  auto a_" + v.name + " = random_tensor<" + T + ">(" + shape + ", " + tensor_seed + ", " + range + ");\n";
       o += "  auto b_" + v.name + " = a_" + v.name + ".clone();\n";
-      bindings_run += ", " + v.name + "(a_" + v.name + ")";
       bindings_ref += ", " + v.name + "(b_" + v.name + ")";
     } else {
-      o += "  fx::tensor<" + T + "> a_" + v.name + "(" + shape + "), b_" + v.name + "(" + shape + ");\n";
-      bindings_run += ", " + v.name + "(a_" + v.name + ")";
+      o += "  fx::tensor<" + T + "> " + (cuda ? "" : "a_" + v.name + "(" + shape + "), ") + "b_" + v.name + "(" +
+           shape + ");\n";
       bindings_ref += ", " + v.name + "(b_" + v.name + ")";
     }
+    if (cuda) {
+      if (v.r == role::input || v.r == role::inout)
+        o += "  auto d_" + v.name + " = a_" + v.name + ".to(fx::device::cuda);\n";
+      else  // a value the kernels must overwrite
+        o += "  auto d_" + v.name + " = fx::tensor<" + T + ">::full(" + shape + ", " + T + "(77), fx::device::cuda);\n";
+    }
+    bindings_run += ", " + v.name + "(" + run_tensor(v.name) + ")";
   }
-  o += "  prog.run(fx::cpu" + bindings_run + ");\n";
+  o += std::string("  prog.run(") + (cuda ? "fx::cuda()" : "fx::cpu") + bindings_run + ");\n";
   o += "  fx::run_reference(prog" + bindings_ref + ");\n";
   for (const auto& v : p.vars) {
     if (!used.count(v.name) || v.r == role::local) continue;
     if (v.r == role::input)
-      o += "  FUSEDSL_CHECK_CLOSE(a_" + v.name + ".view(), before_" + v.name +
+      o += "  FUSEDSL_CHECK_CLOSE(" + on_cpu(v.name) + ", before_" + v.name +
            ".view(), (tolerance{0, 0}));  // unchanged\n";
     else
-      o += "  FUSEDSL_CHECK_CLOSE(a_" + v.name + ".view(), b_" + v.name + ".view(), " + tolerance_text(p.type) + ");\n";
+      o += "  FUSEDSL_CHECK_CLOSE(" + on_cpu(v.name) + ", b_" + v.name + ".view(), " + tolerance_text(p.type) + ");\n";
   }
   o += "}\n";
   return o;
@@ -467,16 +486,21 @@ std::string title_of(const program& p) {
 #ifndef FUSEDSL_FUZZ_COMPILE
 #  define FUSEDSL_FUZZ_COMPILE ""
 #endif
+// nvcc with the flags of the CUDA fuzz files (empty where the build has no CUDA compiler).
+#ifndef FUSEDSL_FUZZ_CUDA_COMPILE
+#  define FUSEDSL_FUZZ_CUDA_COMPILE ""
+#endif
 
-/// True when the program, compiled alone with this build's compiler and flags, fails.
-bool still_fails(const program& p, const std::string& dir) {
-  const std::string src = dir + "/shrink_candidate.cpp", exe = dir + "/shrink_candidate";
+/// True when the program, compiled alone with this build's compiler and flags (nvcc's on CUDA), fails.
+bool still_fails(const program& p, const std::string& dir, backend on) {
+  const std::string src = dir + (on == backend::cuda ? "/shrink_candidate.cu" : "/shrink_candidate.cpp"),
+                    exe = dir + "/shrink_candidate";
   {
     std::ofstream f(src);
-    f << "#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN\n" << file_header << emit(p, "candidate");
+    f << "#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN\n" << file_header << emit(p, "candidate", false, on);
   }
-  const std::string compile =
-      std::string(FUSEDSL_FUZZ_COMPILE) + " " + src + " -o " + exe + " > " + dir + "/shrink_compile.log 2>&1";
+  const std::string compile = std::string(on == backend::cuda ? FUSEDSL_FUZZ_CUDA_COMPILE : FUSEDSL_FUZZ_COMPILE) +
+                              " " + src + " -o " + exe + " > " + dir + "/shrink_compile.log 2>&1";
   if (std::system(compile.c_str()) != 0) return false;  // a candidate that does not compile is not a smaller failure
   return std::system((exe + " > " + dir + "/shrink_run.log 2>&1").c_str()) != 0;
 }
@@ -516,24 +540,29 @@ std::vector<program> smaller(const program& p) {
   return out;
 }
 
-int shrink(program p, const std::string& dir) {
-  if (!still_fails(p, dir)) {
+int shrink(program p, const std::string& dir, backend on) {
+  if (on == backend::cuda && std::string(FUSEDSL_FUZZ_CUDA_COMPILE).empty()) {
+    std::cerr << "fusedsl-fuzz-programs: --cuda --shrink needs a build configured with a CUDA compiler\n";
+    return 2;
+  }
+  if (!still_fails(p, dir, on)) {
     std::cerr << "program " << p.index << " of seed " << p.seed << " passes: nothing to shrink\n";
     return 1;
   }
   for (bool progress = true; progress;) {
     progress = false;
     for (const program& q : smaller(p))
-      if (still_fails(q, dir)) {
+      if (still_fails(q, dir, on)) {
         p = q;
         progress = true;
         break;
       }
   }
-  std::printf(
-      "// Regression test (shrunk from program %d of seed %llu by fusedsl-fuzz-programs --shrink):\n%s", p.index,
-      static_cast<unsigned long long>(p.seed),
-      emit(p, "regression: fuzz program " + std::to_string(p.index) + " of seed " + std::to_string(p.seed)).c_str());
+  std::printf("// Regression test (shrunk from program %d of seed %llu by fusedsl-fuzz-programs --shrink):\n%s",
+              p.index, static_cast<unsigned long long>(p.seed),
+              emit(p, "regression: fuzz program " + std::to_string(p.index) + " of seed " + std::to_string(p.seed),
+                   false, on)
+                  .c_str());
   return 0;
 }
 
@@ -544,6 +573,7 @@ int main(int argc, char** argv) {
   int first = 0, count = 1;
   std::string out, dir = ".";
   bool do_shrink = false, explain_only = false;
+  backend on = backend::cpu;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -560,14 +590,15 @@ int main(int argc, char** argv) {
     else if (a == "--dir") dir = next();
     else if (a == "--shrink") do_shrink = true;
     else if (a == "--explain") explain_only = true;
+    else if (a == "--cuda") on = backend::cuda;
     else {
       std::cerr << "fusedsl-fuzz-programs: unknown argument " << a
-                << "\nusage: fusedsl-fuzz-programs --seed S --first I (--count N --out FILE [--explain] | --shrink "
-                   "[--dir D])\n";
+                << "\nusage: fusedsl-fuzz-programs --seed S --first I [--cuda] (--count N --out FILE [--explain] | "
+                   "--shrink [--dir D])\n";
       return 2;
     }
   }
-  if (do_shrink) return shrink(generator(seed, first).run(), dir);
+  if (do_shrink) return shrink(generator(seed, first).run(), dir, on);
   if (out.empty()) {
     std::cerr << "fusedsl-fuzz-programs: --out FILE (or --shrink) is required\n";
     return 2;
@@ -576,7 +607,7 @@ int main(int argc, char** argv) {
   for (int i = first; i < first + count; ++i) {
     const program p = generator(seed, i).run();
     text += "// If this fails: fusedsl-fuzz-programs --seed " + std::to_string(seed) + " --first " + std::to_string(i) +
-            " --shrink\n" + emit(p, title_of(p), explain_only) + "\n";
+            (on == backend::cuda ? " --cuda" : "") + " --shrink\n" + emit(p, title_of(p), explain_only, on) + "\n";
   }
   std::ofstream f(out);
   f << text;
