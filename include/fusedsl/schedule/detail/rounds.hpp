@@ -3,7 +3,7 @@
 /// shared buffers, scoring, greedy fusion in score order), the topological sort
 /// and the plan.
 #pragma once
-#include <algorithm>  // std::sort, std::min, std::all_of
+#include <algorithm>  // std::all_of
 #include <cstddef>    // std::size_t
 #include <utility>    // std::pair, std::move
 #include <vector>     // std::vector
@@ -278,6 +278,10 @@ constexpr void scheduler<Policy>::fuse_nodes_once(bool reorder_round, plan& p) {
   round_log log;
   log.reorder_round = reorder_round;
   index_in_round_.assign(sched_.size(), -1);
+  if (cfg_.record_log) {
+    log.member_start.reserve(alive_.size() + 1);
+    log.member_nodes.reserve(static_cast<std::size_t>(g_.size()));
+  }
   for (std::size_t i = 0; i < alive_.size(); ++i) {
     index_in_round_[static_cast<std::size_t>(alive_[i])] = static_cast<int>(i);
     if (cfg_.record_log) {
@@ -303,6 +307,7 @@ constexpr void scheduler<Policy>::fuse_nodes_once(bool reorder_round, plan& p) {
   detail::python_sort_descending(cands, [&](const candidate& x, const candidate& y) {
     return policy_.less(x.score, y.score);
   });
+  if (cfg_.record_log) log.candidates.reserve(cands.size());
 
   for (const candidate& cd : cands) {
     int n1 = cd.n1, n2 = cd.n2;
@@ -340,9 +345,20 @@ constexpr void scheduler<Policy>::fuse_nodes_once(bool reorder_round, plan& p) {
 }
 
 template <class Policy>
+constexpr void scheduler<Policy>::sort_by_min_order() {
+  // Each graph node is a member of exactly one live node, so live nodes' min_orders are
+  // distinct positions of the graph: each live node goes to its min_order's place.
+  std::vector<int>& at = tmp_->at_order;
+  at.assign(static_cast<std::size_t>(g_.size()), -1);
+  for (int s : detail::elements(alive_)) at[static_cast<std::size_t>(node(s).min_order)] = s;
+  std::size_t k = 0;
+  for (int s : detail::elements(at))
+    if (s >= 0) alive_[k++] = s;
+}
+
+template <class Policy>
 constexpr void scheduler<Policy>::topological_sort(bool keep_order) {
-  if (!keep_order)
-    std::sort(alive_.begin(), alive_.end(), [&](int x, int y) { return node(x).min_order < node(y).min_order; });
+  if (!keep_order) sort_by_min_order();
   const std::size_t n = alive_.size();
   owner_.assign(static_cast<std::size_t>(g_.buffer_count()), -1);
   for (std::size_t i = 0; i < n; ++i)

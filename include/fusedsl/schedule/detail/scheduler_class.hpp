@@ -270,6 +270,8 @@ class scheduler {
   // sorted(nodes, key=min_order) unless `keep_order`, then a depth-first topological sort
   // visiting each node's unmet deps by buffer name (topological_sort_schedule).
   constexpr void topological_sort(bool keep_order = false);
+  // alive_ by min_order, in one pass over the graph's positions.
+  constexpr void sort_by_min_order();
 
   constexpr void finish(plan& p) const;
 
@@ -317,8 +319,8 @@ class scheduler {
     std::vector<std::pair<int, int>> places;
     std::vector<std::pair<int, std::pair<int, int>>> pairs;
     std::vector<std::pair<int, int>> ordered;
-    // topological_sort
-    std::vector<int> start, producers, result;
+    // topological_sort; sort_by_min_order: per graph position, the live node whose min_order it is
+    std::vector<int> start, producers, result, at_order;
     std::vector<std::pair<int, int>> deps, order_stack;
     std::vector<char> seen;
     std::vector<int> names, groups;        // can_fuse_vertical

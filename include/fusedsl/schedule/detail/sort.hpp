@@ -57,6 +57,10 @@ constexpr void python_sort(std::vector<T>& a, Less lt) {
   const std::size_t n = a.size();
   if (n < 2) return;
   std::size_t minrun = min_run(n);
+  if (minrun == n) {  // below 64: one run, extended by binary insertion; nothing to merge
+    binary_insertion(a, 0, n, count_run(a, 0, n, lt), lt);
+    return;
+  }
   std::vector<std::size_t> starts;
   for (std::size_t lo = 0; lo < n;) {
     std::size_t run = count_run(a, lo, n, lt);
