@@ -9,8 +9,11 @@
 //       one of their operands while the program still fails (each candidate compiled with the
 //       compiler and flags of this build, then run), and prints the smallest failing program
 //       as a ready-to-paste regression TEST_CASE.
+//   fusedsl-fuzz-programs --seed S --first I --count N --out FILE --large
+//       programs with axes up to 65537 elements (at most 2^18 in all), the tolerances of
+//       floating-point outputs widened with the longest axis.
 //   fusedsl-fuzz-programs --seed S --first I --count N --out FILE --cuda
-//       the same programs run on the GPU (prog.run(fx::cuda(), ...) on device copies of the
+//       large programs run on the GPU (prog.run(fx::cuda(), ...) on device copies of the
 //       inputs, outputs preset to a value they must overwrite), compared with the oracle on the
 //       CPU: a .cu file, linked with tests/cuda's main (skipped without a GPU).
 //   fusedsl-fuzz-programs --seed S --first I --count N --out FILE --explain
@@ -23,8 +26,9 @@
 // numbers (fx::rand, fx::randn), 1-5 statements writing outputs, inouts (updated in place),
 // locals (read only after written), kept- or dropped-axis reductions and scans along an
 // axis (fx::cumsum, ...), some of them accumulating in double.
+#include <algorithm>   // std::max
 #include <cstdint>     // std::uint64_t
-#include <cstdio>      // std::printf
+#include <cstdio>      // std::printf, std::snprintf
 #include <cstdlib>     // std::system, std::strtoull
 #include <fstream>     // std::ofstream
 #include <functional>  // std::function
@@ -172,8 +176,10 @@ element type_of(int index) {
 class generator {
  public:
   /// Program `index` of `seed`; all programs of one index share an element type (see type_of).
-  generator(std::uint64_t seed, int index)
-      : rng_(seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(index) * 7919 + 1) {
+  /// With `large`, axes run up to 65537 elements (at most 2^18 in all): rows and columns long
+  /// enough for the GPU's row, split-row and column kernels in several chunks.
+  generator(std::uint64_t seed, int index, bool large = false)
+      : rng_(seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(index) * 7919 + 1), large_(large) {
     p_.seed = seed;
     p_.index = index;
   }
@@ -181,8 +187,19 @@ class generator {
   program run() {
     p_.type = type_of(p_.index);
     int rank = 1 + pick(3);
-    static const std::int64_t sizes[] = {1, 2, 3, 5, 7, 13, 17, 33, 65};
-    for (int d = 0; d < rank; ++d) p_.shape.push_back(sizes[pick(rank == 1 ? 9 : rank == 2 ? 8 : 6)]);
+    if (large_) {
+      static const std::int64_t sizes[] = {1, 3, 7, 33, 65, 257, 1025, 4099, 16411, 65537};
+      std::int64_t elements = 1;
+      for (int d = 0; d < rank; ++d) {
+        int i = pick(10);
+        while (elements * sizes[i] > (std::int64_t{1} << 18)) i = pick(i);  // smaller until it fits (1 does)
+        p_.shape.push_back(sizes[i]);
+        elements *= sizes[i];
+      }
+    } else {
+      static const std::int64_t sizes[] = {1, 2, 3, 5, 7, 13, 17, 33, 65};
+      for (int d = 0; d < rank; ++d) p_.shape.push_back(sizes[pick(rank == 1 ? 9 : rank == 2 ? 8 : 6)]);
+    }
     int inputs = 1 + pick(3);
     for (int i = 0; i < inputs; ++i) {
       placeholder ph{"x" + std::to_string(i), role::input, p_.shape, rank};
@@ -289,6 +306,10 @@ class generator {
       static const char* fb[] = {"+", "-", "*", "/", "maximum", "minimum", "atan2", "hypot", "fmod", "%", "fma"};
       static const char* ib[] = {"+", "-", "*", "maximum", "minimum", "&", "|", "^", "<<", ">>", "%", "fmod", "fma"};
       std::string op = is_float(p_.type) ? fb[pick(11)] : ib[pick(13)];
+      // Floating remainders jump by the divisor where the quotient crosses an integer, which
+      // the kernels' float and the oracle's double reach at different dividends; with large
+      // axes dividends grow (index leaves, long sums), so those programs take another operation.
+      if (large_ && is_float(p_.type) && (op == "fmod" || op == "%")) op = fb[pick(8)];
       bool left_full = need_full && chance(50);
       expr a = make(depth - 1, left_full), b = make(depth - 1, need_full && !left_full);
       // Two numbers under a C++ bitwise operator are C++ arithmetic, not the DSL's (`2 << -3`
@@ -366,15 +387,29 @@ class generator {
   }
 
   std::mt19937_64 rng_;
+  bool large_ = false;
   program p_;
   std::vector<std::string> readable_;
 };
 
-std::string tolerance_text(element e) {
-  switch (e) {
-    case element::f64: return "(tolerance{1e-9, 1e-9})";
-    case element::f32: return "(tolerance{2e-4, 2e-4})";
-    case element::bf16: return "(tolerance{6e-2, 6e-2})";
+/// The comparison's tolerance (relative, absolute) for a program's outputs: floating-point
+/// values computed in float (bf16 programs too) or double against the oracle's double,
+/// whose rounding errors grow with the elements a reduction or scan adds up (the absolute
+/// part grows by its base per 65 elements of the longest axis); integers exactly.
+std::string tolerance_text(const program& p) {
+  std::int64_t longest = 1;
+  for (std::int64_t s : p.shape) longest = std::max(longest, s);
+  const double growth = std::max(0.0, static_cast<double>(longest) / 65.0 - 1);
+  auto text = [&](const char* tol, double accumulation) {
+    if (growth == 0) return std::string("(tolerance{") + tol + ", " + tol + "})";
+    char atol[32];
+    std::snprintf(atol, sizeof atol, "%.3g", std::stod(tol) + accumulation * growth);
+    return std::string("(tolerance{") + tol + ", " + atol + "})";
+  };
+  switch (p.type) {
+    case element::f64: return text("1e-9", 1e-9);
+    case element::f32: return text("2e-4", 2e-4);
+    case element::bf16: return text("6e-2", 2e-4);  // computed in float, rounded to bf16 once
     default: return "(tolerance{0, 0})";
   }
 }
@@ -458,8 +493,7 @@ std::string emit(const program& p, const std::string& title, bool explain_only =
     if (v.r == role::input)
       o += "  FUSEDSL_CHECK_CLOSE(" + on_cpu(v.name) + ", before_" + v.name +
            ".view(), (tolerance{0, 0}));  // unchanged\n";
-    else
-      o += "  FUSEDSL_CHECK_CLOSE(" + on_cpu(v.name) + ", b_" + v.name + ".view(), " + tolerance_text(p.type) + ");\n";
+    else o += "  FUSEDSL_CHECK_CLOSE(" + on_cpu(v.name) + ", b_" + v.name + ".view(), " + tolerance_text(p) + ");\n";
   }
   o += "}\n";
   return o;
@@ -574,6 +608,7 @@ int main(int argc, char** argv) {
   std::string out, dir = ".";
   bool do_shrink = false, explain_only = false;
   backend on = backend::cpu;
+  bool large = false;  // --large, and --cuda: axes up to 65537 (generator)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -590,24 +625,29 @@ int main(int argc, char** argv) {
     else if (a == "--dir") dir = next();
     else if (a == "--shrink") do_shrink = true;
     else if (a == "--explain") explain_only = true;
-    else if (a == "--cuda") on = backend::cuda;
+    else if (a == "--cuda") on = backend::cuda, large = true;
+    else if (a == "--large") large = true;
     else {
-      std::cerr << "fusedsl-fuzz-programs: unknown argument " << a
-                << "\nusage: fusedsl-fuzz-programs --seed S --first I [--cuda] (--count N --out FILE [--explain] | "
-                   "--shrink [--dir D])\n";
+      std::cerr
+          << "fusedsl-fuzz-programs: unknown argument " << a
+          << "\nusage: fusedsl-fuzz-programs --seed S --first I [--cuda] [--large] (--count N --out FILE [--explain] | "
+             "--shrink [--dir D])\n";
       return 2;
     }
   }
-  if (do_shrink) return shrink(generator(seed, first).run(), dir, on);
+  if (do_shrink) return shrink(generator(seed, first, large).run(), dir, on);
   if (out.empty()) {
     std::cerr << "fusedsl-fuzz-programs: --out FILE (or --shrink) is required\n";
     return 2;
   }
   std::string text = file_header;
   for (int i = first; i < first + count; ++i) {
-    const program p = generator(seed, i).run();
+    const program p = generator(seed, i, large).run();
     text += "// If this fails: fusedsl-fuzz-programs --seed " + std::to_string(seed) + " --first " + std::to_string(i) +
-            (on == backend::cuda ? " --cuda" : "") + " --shrink\n" + emit(p, title_of(p), explain_only, on) + "\n";
+            (on == backend::cuda ? " --cuda"
+             : large             ? " --large"
+                                 : "") +
+            " --shrink\n" + emit(p, title_of(p), explain_only, on) + "\n";
   }
   std::ofstream f(out);
   f << text;
