@@ -511,8 +511,9 @@ const char* file_header =
     "using fx::testing::random_tensor;\n"
     "using fx::testing::tolerance;\n\n";
 
-std::string title_of(const program& p) {
-  return "fuzz program " + std::to_string(p.index) + " of seed " + std::to_string(p.seed);
+std::string title_of(const program& p, bool large) {
+  return std::string(large ? "large " : "") + "fuzz program " + std::to_string(p.index) + " of seed " +
+         std::to_string(p.seed);
 }
 
 // ------------------------------------------------------------------ shrinking
@@ -647,7 +648,7 @@ int main(int argc, char** argv) {
             (on == backend::cuda ? " --cuda"
              : large             ? " --large"
                                  : "") +
-            " --shrink\n" + emit(p, title_of(p), explain_only, on) + "\n";
+            " --shrink\n" + emit(p, title_of(p, large), explain_only, on) + "\n";
   }
   std::ofstream f(out);
   f << text;
