@@ -186,6 +186,67 @@ inline void division_case() {
   }
 }
 
+/// max, min, argmax and argmin over rows, columns and the whole tensor
+/// holding NaN (a row's first, middle and last element), infinities and
+/// zeros of both signs, against the CPU kernels: a NaN anywhere gives NaN
+/// (CUDA's float max and min are PTX's `max.NaN` / `min.NaN`), argmax and
+/// argmin the first NaN's index. Rows of 5 (short-row kernel), 64 and 1024
+/// (row kernel) and 100000 (split across blocks); columns of 6 rows.
+inline void nan_extremes_case() {
+  constexpr fx::in<"x", float, 2> x;
+  constexpr fx::out<"hi", float, 1> hi;
+  constexpr fx::out<"lo", float, 1> lo;
+  constexpr fx::out<"at_hi", std::int64_t, 1> at_hi;
+  constexpr fx::out<"at_lo", std::int64_t, 1> at_lo;
+  constexpr fx::out<"all", float, 0> all;
+  constexpr fx::program rows{hi = fx::max(x, fx::axis<1>, fx::drop_axes), lo = fx::min(x, fx::axis<1>, fx::drop_axes),
+                             at_hi = fx::argmax(x, fx::axis<1>, fx::drop_axes),
+                             at_lo = fx::argmin(x, fx::axis<1>, fx::drop_axes)};
+  constexpr fx::program columns{hi = fx::max(x, fx::axis<0>, fx::drop_axes),
+                                lo = fx::min(x, fx::axis<0>, fx::drop_axes)};
+  constexpr fx::program full{all = fx::max(x, fx::axes<>, fx::drop_axes)};
+  constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const fx::testing::tolerance exact{0, 0};
+  for (const std::int64_t cols : {std::int64_t{5}, std::int64_t{64}, std::int64_t{1024}, std::int64_t{100000}}) {
+    constexpr std::int64_t n = 6;
+    tensor<float> hx = input<float>({n, cols}, 41);
+    float* v = hx.data();
+    v[1 * cols] = nan;                                                               // row 1: NaN first
+    v[2 * cols + cols / 2] = nan;                                                    // row 2: in the middle
+    v[3 * cols + cols - 1] = -nan;                                                   // row 3: last, sign bit set
+    v[4 * cols] = inf, v[4 * cols + cols - 1] = -inf;                                // row 4: both infinities
+    for (std::int64_t c = 0; c < cols; ++c) v[5 * cols + c] = c % 2 ? -0.0f : 0.0f;  // row 5: zeros only
+    const tensor<float> dx = hx.to(device::cuda);
+    const std::string what = " of " + std::to_string(n) + " x " + std::to_string(cols) + " with NaN";
+    {
+      tensor<float> ehi({n}), elo({n});
+      tensor<std::int64_t> eahi({n}), ealo({n});
+      rows.run(fx::cpu, x(hx), hi(ehi), lo(elo), at_hi(eahi), at_lo(ealo));
+      tensor<float> dhi = poisoned<float>({n}), dlo = poisoned<float>({n});
+      tensor<std::int64_t> dahi = poisoned<std::int64_t>({n}), dalo = poisoned<std::int64_t>({n});
+      rows.run(fx::cuda(), x(dx), hi(dhi), lo(dlo), at_hi(dahi), at_lo(dalo));
+      check(dhi, ehi, exact, "row max" + what);
+      check(dlo, elo, exact, "row min" + what);
+      check(dahi, eahi, exact, "row argmax" + what);
+      check(dalo, ealo, exact, "row argmin" + what);
+    }
+    {
+      tensor<float> ehi({cols}), elo({cols});
+      columns.run(fx::cpu, x(hx), hi(ehi), lo(elo));
+      tensor<float> dhi = poisoned<float>({cols}), dlo = poisoned<float>({cols});
+      columns.run(fx::cuda(), x(dx), hi(dhi), lo(dlo));
+      check(dhi, ehi, exact, "column max" + what);
+      check(dlo, elo, exact, "column min" + what);
+    }
+    {
+      tensor<float> e(shape{}), d = poisoned<float>(shape{});
+      full.run(fx::cpu, x(hx), all(e));
+      full.run(fx::cuda(), x(dx), all(d));
+      check(d, e, exact, "max of all" + what);
+    }
+  }
+}
+
 /// Random numbers (fx::rand, fx::randn, fx::dropout) and a reduction over
 /// them, on CUDA against the CPU kernels: rand and dropout's mask bit for bit
 /// (the same integer arithmetic at the same positions, whatever kernel class

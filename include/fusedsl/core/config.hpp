@@ -201,6 +201,13 @@
 #  define FUSEDSL_CUDA_ROW_THREADS 1024
 #endif
 
+/// Blocks of FUSEDSL_CUDA_ROW_THREADS threads the CUDA row kernel's launch
+/// bound asks to fit on a multiprocessor at once: its registers are capped
+/// at 65536 / (FUSEDSL_CUDA_ROW_THREADS * FUSEDSL_CUDA_ROW_MIN_BLOCKS).
+#ifndef FUSEDSL_CUDA_ROW_MIN_BLOCKS
+#  define FUSEDSL_CUDA_ROW_MIN_BLOCKS 1
+#endif
+
 /// 1: CUDA kernels divide floats (and f16 / bf16 values, computed in float)
 /// as IEEE 754 does, correctly rounded. 0 (the default): as torch.compile's
 /// Triton kernels do, with PTX's `div.full.f32` (within 2 ulp over the

@@ -88,11 +88,29 @@ FUSEDSL_HOST_DEVICE constexpr T select(bool c, T a, T b) {
 /// floats four times slower).
 template <class T>
 FUSEDSL_HOST_DEVICE constexpr T nan_max(T a, T b) {
+#if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_same_v<T, float>) {
+    if (!std::is_constant_evaluated()) {  // one instruction, not a compare, a NaN test and a select
+      float m;
+      asm("max.NaN.f32 %0, %1, %2;" : "=f"(m) : "f"(a), "f"(b));
+      return m;
+    }
+  }
+#endif
   const T larger = a < b ? b : a;
   return is_nan(b) ? b : larger;
 }
 template <class T>
 FUSEDSL_HOST_DEVICE constexpr T nan_min(T a, T b) {
+#if FUSEDSL_DEVICE_CODE && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_same_v<T, float>) {
+    if (!std::is_constant_evaluated()) {
+      float m;
+      asm("min.NaN.f32 %0, %1, %2;" : "=f"(m) : "f"(a), "f"(b));
+      return m;
+    }
+  }
+#endif
   const T smaller = b < a ? b : a;
   return is_nan(b) ? b : smaller;
 }

@@ -89,9 +89,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE State merge_row(const Op& op, State state, in
   // Powers of two: masks and shifts, not integer divisions (about 25 instructions each).
   const int width = threads_per_row < 32 ? threads_per_row : 32;
   const int in_warp = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  for (int offset = width / 2; offset > 0; offset /= 2) {
-    const State other = shuffle_down(state, offset, width);
-    if ((in_warp & (width - 1)) < offset) merge_states(op, state, other);
+  // Unrolled over the five steps a warp can take (a loop over a run-time width
+  // spent as many instructions on its bookkeeping as on the merges).
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    if (offset < width) {
+      const State other = shuffle_down(state, offset, width);
+      if ((in_warp & (width - 1)) < offset) merge_states(op, state, other);
+    }
   }
   if (threads_per_row <= 32) return shuffle_from(state, 0, width);
   State* partials = reinterpret_cast<State*>(shared + (turn++ & 1) * area_bytes);

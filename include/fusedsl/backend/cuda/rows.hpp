@@ -594,7 +594,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
 /// them (a form of its own, so that neither form keeps the cache and those
 /// values alive together).
 template <class P, int V, bool Held = false>
-__global__ void __launch_bounds__(FUSEDSL_CUDA_ROW_THREADS)
+__global__ void __launch_bounds__(FUSEDSL_CUDA_ROW_THREADS, FUSEDSL_CUDA_ROW_MIN_BLOCKS)
     row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   const int shift = __ffs(a.threads_per_row) - 1;
