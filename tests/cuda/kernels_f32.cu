@@ -14,4 +14,3 @@ TEST_CASE("f32: column strategies") { cuda_test::column_strategies_case<T>(); }
 TEST_CASE("f32: adam in place") { cuda_test::adam_case<T>(); }
 TEST_CASE("f32: accumulation in double") { cuda_test::accumulate_case(); }
 TEST_CASE("f32: division as torch.compile's kernels divide") { cuda_test::division_case(); }
-TEST_CASE("f32: max, min, argmax and argmin with NaN") { cuda_test::nan_extremes_case(); }
