@@ -480,7 +480,7 @@ struct adam_family {
 /// The families, in three parts that the benchmarks compile in translation units of their
 /// own (the families' kernels are most of a build): pointwise ones, full sums, several
 /// outputs and in place; the softmax-like row reductions; the norms, the other row
-/// reductions and the column ones.
+/// reductions and the column ones. bench_matrix_cuda_rows builds the row families only.
 using pointwise_families =
     type_list<unary_family<exp_op>, unary_family<gelu_op>, unary_family<tanh_op>, unary_family<sigmoid_op>,
               unary_family<erf_op>, unary_family<log_op>, matrix_family<scale_op>, add_row_family, add_col_family,
@@ -489,9 +489,10 @@ using pointwise_families =
 using softmax_families =
     type_list<matrix_family<softmax_op>, matrix_family<log_softmax_op>, matrix_family<log_softmax_lse_op>,
               matrix_family<logsumexp_op>, masked_softmax_family>;
-using reduction_families =
-    type_list<matrix_family<row_sum_op>, layernorm_family, rmsnorm_family, matrix_family<column_sum_op>,
-              matrix_family<column_mean_op>, matrix_family<column_var_op>, matrix_family<column_center_op>,
-              var_mean_family, argmax_family, add_rmsnorm_family>;
+using row_reduction_families = type_list<matrix_family<row_sum_op>, layernorm_family, rmsnorm_family, var_mean_family,
+                                         argmax_family, add_rmsnorm_family>;
+using column_families = type_list<matrix_family<column_sum_op>, matrix_family<column_mean_op>,
+                                  matrix_family<column_var_op>, matrix_family<column_center_op>>;
+using reduction_families = concat_t<row_reduction_families, column_families>;
 
 }  // namespace matrix

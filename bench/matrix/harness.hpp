@@ -31,6 +31,15 @@ namespace fx = fusedsl;
 /// A list of types: the element types a family is built for; the families.
 template <class... T>
 struct type_list {};
+/// The types of list A, then those of list B.
+template <class A, class B>
+struct concat;
+template <class... A, class... B>
+struct concat<type_list<A...>, type_list<B...>> {
+  using type = type_list<A..., B...>;
+};
+template <class A, class B>
+using concat_t = typename concat<A, B>::type;
 
 /// The workload list's name of element type `T`.
 template <class T>
