@@ -23,10 +23,7 @@ bool cuda_reduction_part(const workload& w, cuda_harness* h, measurement& m) {
 }  // namespace matrix
 
 int main(int argc, char** argv) {
-  return matrix::run_matrix<matrix::cuda_harness>(argc, argv, "bench_matrix_cuda",
-                                                  [](bool check_only, int reps) {
-                                                    return matrix::cuda_harness(check_only, reps > 0 ? reps : 100);
-                                                  },
+  return matrix::run_matrix<matrix::cuda_harness>(argc, argv, "bench_matrix_cuda", &matrix::make_cuda_harness,
                                                   {&matrix::cuda_pointwise_part, &matrix::cuda_softmax_part,
                                                    &matrix::cuda_reduction_part});
 }

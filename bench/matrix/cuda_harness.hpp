@@ -208,4 +208,10 @@ class cuda_harness : public harness_base {
   std::unordered_map<const void*, mirrored> mirrors_;
 };
 
+/// The harness of bench_matrix_cuda and bench_matrix_cuda_rows: `reps` repetitions, 100
+/// where `--reps` is not given (0).
+inline cuda_harness make_cuda_harness(bool check_only, int reps) {
+  return cuda_harness(check_only, reps > 0 ? reps : 100);
+}
+
 }  // namespace matrix
