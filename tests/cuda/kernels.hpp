@@ -520,9 +520,11 @@ void softmax_layernorm_case() {
 
 /// The row kernel at its boundaries (docs/backends-cuda.md, "Row
 /// strategies"): rows of 1 element (a row per thread), 3 to 32 (short rows,
-/// from aligned and misaligned starts), 4095 to 4097 (the longest row of one chunk of the
+/// from aligned and misaligned starts), 508 and 512 (the last vectorized rows
+/// before the `Packed` form, and its first), 4095 to 4097 (the longest row of one chunk of the
 /// unvectorized kernel, and one more), 4100 and 4104 (threads whose last
-/// vectors lie past the row's end), 16384 (the longest row of one chunk of
+/// vectors lie past the row's end), 8192 and 8196 (the longest row of the
+/// `Packed` form, and one more), 16384 (the longest row of one chunk of
 /// the vectorized kernel, its cached placeholder in registers), 16385 and
 /// 16392 (two chunks, unvectorized and vectorized), with enough rows not to
 /// be "few long rows"; few long rows (split across blocks: vectors with and
@@ -533,8 +535,9 @@ void softmax_layernorm_case() {
 template <class T>
 void row_strategies_case() {
   constexpr std::int64_t one_chunk = 1024 * 16, many = 300;  // > 2 x the H100's 132 SMs
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{4095}, std::int64_t{4096}, std::int64_t{4097},
-                               std::int64_t{4100}, std::int64_t{4104}, one_chunk, one_chunk + 1, one_chunk + 8})
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{508}, std::int64_t{512}, std::int64_t{4095},
+                               std::int64_t{4096}, std::int64_t{4097}, std::int64_t{4100}, std::int64_t{4104},
+                               std::int64_t{8192}, std::int64_t{8196}, one_chunk, one_chunk + 1, one_chunk + 8})
     check_softmax_layernorm<T>(n < 64 || n >= one_chunk ? many : 5, n);
   // Short rows (a row per thread), every length: tiles of 256 rows and a short last one, from
   // the start of the input and from one row in (a start not 16-byte aligned for most lengths).
@@ -806,7 +809,7 @@ inline void scan_case() {
                               y = x - fx::cumsum(x, fx::axis<1>) / (fx::index<1> + 1), i = fx::cumsum(k, fx::axis<1>)};
   constexpr fx::program columns{c = fx::cumsum(x * 2, fx::axis<0>) + fx::cummax(x, fx::axis<0>)};
   static_assert(fx::kernel_count(cdf) == 1);
-  for (const shape& sizes : {shape{5, 3}, shape{300, 7}, shape{33, 37}, shape{40, 1023}, shape{9, 4097},
+  for (const shape& sizes : {shape{5, 3}, shape{300, 7}, shape{33, 37}, shape{40, 1023}, shape{9, 2048}, shape{9, 4097},
                              shape{6, 16392}, shape{2, 1000003}}) {
     const std::string what = std::to_string(sizes[0]) + " x " + std::to_string(sizes[1]);
     const std::int64_t n = sizes[1];

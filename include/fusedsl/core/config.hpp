@@ -208,6 +208,30 @@
 #  define FUSEDSL_CUDA_ROW_MIN_BLOCKS 1
 #endif
 
+/// The CUDA row kernel's `Packed` form: FUSEDSL_CUDA_PACKED_ROW_BYTES of a
+/// row per thread (at most 32 elements), blocks of at most
+/// FUSEDSL_CUDA_PACKED_ROW_THREADS threads, FUSEDSL_CUDA_PACKED_ROW_MIN_BLOCKS
+/// of them per multiprocessor (256 and 3: at most 80 registers, enough for 32
+/// floats of a row held and their operand values). It runs vectorized rows
+/// from FUSEDSL_CUDA_PACKED_ROW_MIN elements up to its one chunk, where it
+/// takes more elements per thread than the other form (f32 rows) and the
+/// group has two or more reductions (softmax, layernorm, var_mean: up to 20%
+/// faster; rows of 64 and 32768, half types and groups of one reduction were
+/// slower: bench/RESULTS.md, "Rows of 32 elements per thread").
+/// FUSEDSL_CUDA_PACKED_ROW_MIN 0: no `Packed` form (a smaller binary).
+#ifndef FUSEDSL_CUDA_PACKED_ROW_MIN
+#  define FUSEDSL_CUDA_PACKED_ROW_MIN 512
+#endif
+#ifndef FUSEDSL_CUDA_PACKED_ROW_BYTES
+#  define FUSEDSL_CUDA_PACKED_ROW_BYTES 128
+#endif
+#ifndef FUSEDSL_CUDA_PACKED_ROW_THREADS
+#  define FUSEDSL_CUDA_PACKED_ROW_THREADS 256
+#endif
+#ifndef FUSEDSL_CUDA_PACKED_ROW_MIN_BLOCKS
+#  define FUSEDSL_CUDA_PACKED_ROW_MIN_BLOCKS 3
+#endif
+
 /// 1: CUDA kernels divide floats (and f16 / bf16 values, computed in float)
 /// as IEEE 754 does, correctly rounded. 0 (the default): as torch.compile's
 /// Triton kernels do, with PTX's `div.full.f32` (within 2 ulp over the

@@ -54,6 +54,11 @@ using detail::split_rule;
 inline constexpr int row_threads = FUSEDSL_CUDA_ROW_THREADS;
 static_assert(std::has_single_bit(static_cast<unsigned>(row_threads)) && row_threads >= 256 && row_threads <= 1024,
               "fusedsl: FUSEDSL_CUDA_ROW_THREADS must be a power of two from 256 to 1024");
+/// Most threads per row and per block of the row kernel's `Packed` form.
+inline constexpr int packed_row_threads = FUSEDSL_CUDA_PACKED_ROW_THREADS;
+static_assert(std::has_single_bit(static_cast<unsigned>(packed_row_threads)) && packed_row_threads >= 32 &&
+                  packed_row_threads <= 1024,
+              "fusedsl: FUSEDSL_CUDA_PACKED_ROW_THREADS must be a power of two from 32 to 1024");
 
 /// Device memory that grows on demand and is kept for the next run.
 class device_buffer {
@@ -257,16 +262,25 @@ void launch_pointwise(const node_objects<device_program<std::tuple<N...>, std::t
 }
 
 /// A row group: vectorized along the rows or not; `held`: vectorized, with
-/// `held_reduction`'s operand values kept for its readers (rows.hpp).
+/// `held_reduction`'s operand values kept for its readers; `packed`:
+/// vectorized, in the kernel's `Packed` form (rows.hpp), and held where
+/// the program has a `held_reduction`.
 template <class... N, class... L>
 void launch_rows(const node_objects<device_program<std::tuple<N...>, std::tuple<L...>>>& objects,
                  const group_args<device_program<std::tuple<N...>, std::tuple<L...>>>& a, bool vectorized, bool held,
-                 unsigned blocks, int threads, cudaStream_t stream) {
+                 bool packed, unsigned blocks, int threads, cudaStream_t stream) {
   using D = device_program<std::tuple<N...>, std::tuple<L...>>;
+  constexpr int V = vector_width<D>;
   const auto shared = static_cast<std::size_t>(merge_shared_bytes<D>(threads));
+  if constexpr (has_packed_form<D, V>) {
+    if (packed) {  // held, where the program has a `held_reduction` (the host's condition)
+      row_kernel<D, V, held_reduction<D> >= 0, true><<<blocks, threads, shared, stream>>>(objects, a);
+      return;
+    }
+  }
   if constexpr (held_reduction<D> >= 0) {
     if (held) {
-      row_kernel<D, vector_width<D>, true><<<blocks, threads, shared, stream>>>(objects, a);
+      row_kernel<D, V, true><<<blocks, threads, shared, stream>>>(objects, a);
       return;
     }
   }
@@ -509,18 +523,41 @@ struct launcher {
       // chunks per thread, up to 32 elements: half the threads and merge
       // steps per row (a slightly faster row sum; bench/RESULTS.md); more
       // would leave a 64-wide bf16 row to one thread, which is slower.
-      const int per_thread = vectorized ? chunk_elements<D, V> : chunk_elements<D, 1>;
-      a.threads_per_row = threads_for(per_thread);
-      if (a.space.inner <= std::int64_t{a.threads_per_row} * per_thread) choose_cached(members, a);
-      if (a.cached < 0 && vectorized)
-        a.threads_per_row = threads_for(std::max(per_thread, std::min(2 * per_thread, 32)));
-      const bool held =
-          vectorized && a.space.inner <= std::int64_t{a.threads_per_row} * per_thread && holds_operand(members, a);
-      const int threads = std::max(a.threads_per_row, 256);
+      // The `Packed` form (rows.hpp, `has_packed_form`) halves a row's fixed
+      // costs per element, its merges above all, at a lower occupancy: it runs
+      // vectorized rows from FUSEDSL_CUDA_PACKED_ROW_MIN elements up to one
+      // chunk of its own where the group merges two or more reductions per row
+      // (softmax, layernorm, var_mean; with one, as in rmsnorm or argmax, the
+      // lower occupancy cost more than it saved: bench/RESULTS.md); in its
+      // `Held` variant only, where the program has a `held_reduction` (one
+      // more kernel per program, not two).
+      int reductions = 0;
+      for (int m : members) reductions += info.nodes[static_cast<std::size_t>(entry_index(m))].reduction ? 1 : 0;
+      bool packed = has_packed_form<D, V> && vectorized && reductions >= 2 &&
+                    a.space.inner >= FUSEDSL_CUDA_PACKED_ROW_MIN &&
+                    a.space.inner <= std::int64_t{packed_row_threads} * packed_chunk_elements<D, V>;
+      bool held = false;
+      const auto plan = [&] {
+        const int per_thread = packed       ? packed_chunk_elements<D, V>
+                               : vectorized ? chunk_elements<D, V>
+                                            : chunk_elements<D, 1>;
+        a.threads_per_row = threads_for(per_thread);
+        a.cached = -1;
+        if (a.space.inner <= std::int64_t{a.threads_per_row} * per_thread) choose_cached(members, a);
+        if (a.cached < 0 && vectorized && !packed)
+          a.threads_per_row = threads_for(std::max(per_thread, std::min(2 * per_thread, 32)));
+        held = vectorized && a.space.inner <= std::int64_t{a.threads_per_row} * per_thread && holds_operand(members, a);
+      };
+      plan();
+      if (packed && held_reduction<D> >= 0 && !held) {
+        packed = false;
+        plan();
+      }
+      const int threads = std::max(a.threads_per_row, packed ? std::min(256, packed_row_threads) : 256);
       const int rows_per_block = threads / a.threads_per_row;
       const auto blocks = static_cast<unsigned>(
           std::min<std::int64_t>((a.space.outer + rows_per_block - 1) / rows_per_block, std::int64_t{sms} * 64));
-      launch_rows(objects, a, vectorized, held, blocks, threads, stream);
+      launch_rows(objects, a, vectorized, held, packed, blocks, threads, stream);
       check_launch(name(k), node_names);
     } else {
       // Columns (`column_kernel`; vectorized: 16-byte loads and 32-bit

@@ -66,14 +66,28 @@ inline constexpr int row_element_bytes = [] {
 /// costs (its merges, the chunk's bookkeeping) are shared by as many
 /// elements as registers allow. The scalar kernel (`V` == 1) takes 4: its
 /// general offsets per element made it four times larger (to compile) with 16.
-template <class P, int V>
+template <class P, int V, int Bytes = FUSEDSL_CUDA_ROW_BYTES>
 inline constexpr int chunk_elements = [] {
-  if constexpr (V > 1) return std::max(V, std::clamp(FUSEDSL_CUDA_ROW_BYTES / row_element_bytes<P, V>, 16, 32));
+  if constexpr (V > 1) return std::max(V, std::clamp(Bytes / row_element_bytes<P, V>, 16, 32));
   else return 4;
 }();
-/// Vectors of `V` elements per thread and chunk.
+/// Elements of a row each thread of the row kernel's `Packed` form takes:
+/// FUSEDSL_CUDA_PACKED_ROW_BYTES of it.
 template <class P, int V>
-inline constexpr int chunk_vectors = chunk_elements<P, V> / V;
+inline constexpr int packed_chunk_elements = chunk_elements<P, V, FUSEDSL_CUDA_PACKED_ROW_BYTES>;
+template <class P, int... J>
+constexpr int count_reductions(std::integer_sequence<int, J...>) {
+  return (0 + ... + (is_reduction_at<P, J> ? 1 : 0));
+}
+/// True when the row kernel's `Packed` form can serve row groups of `P`
+/// (and is instantiated): vectorized, more elements per thread than the
+/// other form takes (f32 rows, not half ones), and two or more reductions
+/// in `P` (the host's rule: executor.hpp).
+template <class P, int V>
+inline constexpr bool has_packed_form =
+    FUSEDSL_CUDA_PACKED_ROW_MIN > 0 && V > 1 &&
+    packed_chunk_elements<P, V> >
+        chunk_elements<P, V>&& count_reductions<P>(std::make_integer_sequence<int, node_count<P>>{}) >= 2;
 
 /// What pointwise node J of `P` saves by reading reduction R's operand
 /// instead of computing it, where it computes that operand too (an inlined
@@ -178,11 +192,11 @@ constexpr bool held_slot() {
 /// only; one placeholder, so that a program's others cost no registers),
 /// which in the kernel's `Held` form hold the operand values of
 /// `held_reduction` after its pass (one set of registers for both).
-template <class P, int V>
+template <class P, int V, int Elements = chunk_elements<P, V>>
 struct row_registers {
-  static constexpr int cache_words = std::max(
-      (chunk_elements<P, V> * cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{}) + 3) / 4,
-      chunk_elements<P, V>* largest_held_bytes<P>(std::make_integer_sequence<int, node_count<P>>{}) / 4);
+  static constexpr int cache_words =
+      std::max((Elements * cache_element_bytes<P>(std::make_integer_sequence<int, memory_leaf_count<P>>{}) + 3) / 4,
+               Elements* largest_held_bytes<P>(std::make_integer_sequence<int, node_count<P>>{}) / 4);
   node_values<P, 1> nodes;
   std::uint32_t cache[cache_words > 0 ? cache_words : 1];
 };
@@ -199,9 +213,9 @@ struct chunk {
 
 /// True when all of the thread's vectors of chunk `c` lie in the row: its
 /// passes then run without a test per vector.
-template <class P, int V>
+template <class P, int V, int Elements = chunk_elements<P, V>>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE bool full_chunk(const space_args& s, const chunk& c) {
-  return c.base + c.at(chunk_vectors<P, V> - 1) < s.inner;
+  return c.base + c.at(Elements / V - 1) < s.inner;
 }
 
 /// The offset of the start of chunk `c`'s row in `o`, for `V` > 1: 32
@@ -248,9 +262,10 @@ inline constexpr bool uniform_leaf = is_param_leaf<L> || (V > 1 && [] {
 /// (`uniform_leaf`) once per chunk: every element then reads the same
 /// value, so the compiler computes expressions of them once (layernorm's
 /// rsqrt(var + eps), not one per element).
-template <class P, int J, std::size_t S, int V>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_uniform(const group_args<P>& a, const row_registers<P, V>& regs,
-                                                       const chunk& c, slot_values<loop_t<P, J>, 1>& out) {
+template <class P, int J, std::size_t S, int V, int Elements>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_uniform(const group_args<P>& a,
+                                                       const row_registers<P, V, Elements>& regs, const chunk& c,
+                                                       slot_values<loop_t<P, J>, 1>& out) {
   using E = loop_t<P, J>;
   if constexpr (S < leaf_slots<E>()) {
     using L = leaf_at<E, S>;
@@ -271,8 +286,8 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_uniform(const group_args<P>& a, c
 /// thread's vectors of chunk `c`: a value constant along the row
 /// (`uniform`), a reduction's result in registers, the cached placeholder,
 /// or memory.
-template <class P, int J, std::size_t S, int V, bool Full>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_vector(const group_args<P>& a, const row_registers<P, V>& regs,
+template <class P, int J, std::size_t S, int V, bool Full, int Elements>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void gather_vector(const group_args<P>& a, const row_registers<P, V, Elements>& regs,
                                                       const chunk& c, int k,
                                                       const slot_values<loop_t<P, J>, 1>& uniform,
                                                       slot_values<loop_t<P, J>, V>& out) {
@@ -334,20 +349,21 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void store_vector_at(const group_args<P>& a, 
 /// (placeholder I or a later one) into `regs.cache`: all loads in flight
 /// together, with a test per vector only where the chunk reaches past the
 /// row's end (`full_chunk`).
-template <class P, int I, int V>
-FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_registers<P, V>& regs, const chunk& c) {
+template <class P, int I, int V, int Elements>
+FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_registers<P, V, Elements>& regs,
+                                                   const chunk& c) {
   if constexpr (I < memory_leaf_count<P>) {
     if constexpr (cacheable<P, I>) {
       if (a.cached == I) {
         using T = memory_leaf_t<P, I>;
-        T values[chunk_elements<P, V>] = {};
+        T values[Elements] = {};
         const operand& o = a.leaves[a.cache_source];
-        if (full_chunk<P, V>(a.space, c)) {
+        if (full_chunk<P, V, Elements>(a.space, c)) {
 #pragma unroll
-          for (int k = 0; k < chunk_vectors<P, V>; ++k) load_vector_at<V, true>(a.space, o, c, k, values + k * V);
+          for (int k = 0; k < Elements / V; ++k) load_vector_at<V, true>(a.space, o, c, k, values + k * V);
         } else {
 #pragma unroll
-          for (int k = 0; k < chunk_vectors<P, V>; ++k) load_vector_at<V, false>(a.space, o, c, k, values + k * V);
+          for (int k = 0; k < Elements / V; ++k) load_vector_at<V, false>(a.space, o, c, k, values + k * V);
         }
         std::memcpy(regs.cache, values, sizeof(values));
         return;
@@ -364,14 +380,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void load_cache(const group_args<P>& a, row_r
 /// once per chunk, not once per element). `Keep` (`held_reduction` in the
 /// kernel's `Held` form): the values then replace the row cache in `regs`,
 /// for the nodes that read them (`held_source`).
-template <class P, int J, int V, bool Full, bool Keep = false>
+template <class P, int J, int V, bool Full, bool Keep = false, int Elements>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& nodes, const group_args<P>& a,
-                                                         row_registers<P, V>& regs, const chunk& c,
+                                                         row_registers<P, V, Elements>& regs, const chunk& c,
                                                          state_t<P, J>& state) {
   using N = node_t<P, J>;
   using E = loop_t<P, J>;
   using C = compute_t<kernel_numerics, N::input_dtype>;
-  constexpr int K = chunk_vectors<P, V>;
+  constexpr int K = Elements / V;
   const N& r = get<J>(nodes);
   slot_values<E, 1> uniform{};
   gather_uniform<P, J, 0, V>(a, regs, c, uniform);
@@ -409,14 +425,15 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void accumulate_chunk(const node_objects<P>& 
 /// the lanes before it, and each element is `carry` (the earlier vectors
 /// and chunks) with the lanes before it, then its own prefix. Every thread
 /// of the block calls it, the same number of times.
-template <class P, int J, int V, bool Full>
+template <class P, int J, int V, bool Full, int Elements>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void scan_chunk(const node_objects<P>& nodes, const group_args<P>& a,
-                                                   const row_registers<P, V>& regs, const chunk& c, bool valid,
-                                                   scan_value_t<P, J>& carry, unsigned char* shared, int& turn) {
+                                                   const row_registers<P, V, Elements>& regs, const chunk& c,
+                                                   bool valid, scan_value_t<P, J>& carry, unsigned char* shared,
+                                                   int& turn) {
   using E = loop_t<P, J>;
   using C = scan_value_t<P, J>;
   using Op = typename node_t<P, J>::op_type;
-  constexpr int K = chunk_vectors<P, V>;
+  constexpr int K = Elements / V;
   const auto& s = get<J>(nodes);
   slot_values<E, 1> uniform{};
   if (valid) gather_uniform<P, J, 0, V>(a, regs, c, uniform);
@@ -461,16 +478,16 @@ struct held_reader : gathered<E, V> {
 
 /// Pointwise node J over the thread's vectors of chunk `c`, a vector at a
 /// time; `Held`: with its held source's operand values from `regs.cache`.
-template <class P, int J, int V, bool Full, bool Held>
+template <class P, int J, int V, bool Full, bool Held, int Elements>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& nodes, const group_args<P>& a,
-                                                        const row_registers<P, V>& regs, const chunk& c) {
+                                                        const row_registers<P, V, Elements>& regs, const chunk& c) {
   using E = loop_t<P, J>;
   using C = compute_t<kernel_numerics, E::value_dtype>;
   const E& e = loop_of<distinct_at<P, J>>(get<J>(nodes));
   slot_values<E, 1> uniform{};
   gather_uniform<P, J, 0, V>(a, regs, c, uniform);
 #pragma unroll
-  for (int k = 0; k < chunk_vectors<P, V>; ++k) {
+  for (int k = 0; k < Elements / V; ++k) {
     slot_values<E, V> slots{};
     gather_vector<P, J, 0, V, Full>(a, regs, c, k, uniform, slots);
     C values[V];
@@ -500,13 +517,13 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_chunk(const node_objects<P>& n
 }
 
 /// Pointwise node J over the row, a chunk at a time.
-template <class P, int J, int V, bool Held>
+template <class P, int J, int V, bool Held, int Elements>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void pointwise_row(const node_objects<P>& nodes, const group_args<P>& a,
-                                                      const row_registers<P, V>& regs, chunk c, std::int64_t inner,
-                                                      std::int64_t size) {
+                                                      const row_registers<P, V, Elements>& regs, chunk c,
+                                                      std::int64_t inner, std::int64_t size) {
 #pragma unroll 1
   for (; c.base < inner; c.base += size) {
-    if (full_chunk<P, V>(a.space, c)) pointwise_chunk<P, J, V, true, Held>(nodes, a, regs, c);
+    if (full_chunk<P, V, Elements>(a.space, c)) pointwise_chunk<P, J, V, true, Held>(nodes, a, regs, c);
     else pointwise_chunk<P, J, V, false, Held>(nodes, a, regs, c);
   }
 }
@@ -528,14 +545,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_value(const node_objects<P>& nodes, 
   store<P, J, 1>(a, at, values);
 }
 
-template <class P, int J, int V, bool Held>
+template <class P, int J, int V, bool Held, int Elements>
 FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, const group_args<P>& a,
-                                                  row_registers<P, V>& regs, std::int64_t row, bool valid, int lane,
-                                                  unsigned char* shared, int& turn) {
+                                                  row_registers<P, V, Elements>& regs, std::int64_t row, bool valid,
+                                                  int lane, unsigned char* shared, int& turn) {
   if constexpr (J < node_count<P>) {
     if (a.active >> J & 1u) {
       const int tpr = a.threads_per_row;
-      const std::int64_t inner = a.space.inner, size = std::int64_t{tpr} * chunk_elements<P, V>;
+      const std::int64_t inner = a.space.inner, size = std::int64_t{tpr} * Elements;
       chunk c{row, 0, lane * V, tpr * V};
       // A chunk at a time (rows of one chunk are the fast case): unrolled,
       // the loop would keep several chunks' values in registers.
@@ -545,7 +562,7 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
         if (valid)
 #pragma unroll 1
           for (; c.base < inner; c.base += size) {
-            if (full_chunk<P, V>(a.space, c)) accumulate_chunk<P, J, V, true, keep>(nodes, a, regs, c, state);
+            if (full_chunk<P, V, Elements>(a.space, c)) accumulate_chunk<P, J, V, true, keep>(nodes, a, regs, c, state);
             else accumulate_chunk<P, J, V, false, keep>(nodes, a, regs, c, state);
           }
         const auto& op = get<J>(nodes).op;
@@ -592,9 +609,14 @@ FUSEDSL_DEVICE FUSEDSL_FORCEINLINE void row_nodes(const node_objects<P>& nodes, 
 /// vectorized): `held_reduction` keeps its operand's values in place of the
 /// row cache after its pass, and the nodes whose `held_source` it is read
 /// them (a form of its own, so that neither form keeps the cache and those
-/// values alive together).
-template <class P, int V, bool Held = false>
-__global__ void __launch_bounds__(FUSEDSL_CUDA_ROW_THREADS, FUSEDSL_CUDA_ROW_MIN_BLOCKS)
+/// values alive together). `Packed` (vectorized rows of one chunk of
+/// `packed_chunk_elements`): blocks of at most FUSEDSL_CUDA_PACKED_ROW_THREADS,
+/// FUSEDSL_CUDA_PACKED_ROW_MIN_BLOCKS of them per multiprocessor, each thread
+/// on twice the elements: a row's merges and passes shared by as many
+/// elements as Triton's one warp per row of 1024 floats gives its threads.
+template <class P, int V, bool Held = false, bool Packed = false>
+__global__ void __launch_bounds__(Packed ? FUSEDSL_CUDA_PACKED_ROW_THREADS : FUSEDSL_CUDA_ROW_THREADS,
+                                  Packed ? FUSEDSL_CUDA_PACKED_ROW_MIN_BLOCKS : FUSEDSL_CUDA_ROW_MIN_BLOCKS)
     row_kernel(const __grid_constant__ node_objects<P> nodes, const __grid_constant__ group_args<P> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   const int shift = __ffs(a.threads_per_row) - 1;
@@ -606,7 +628,7 @@ __global__ void __launch_bounds__(FUSEDSL_CUDA_ROW_THREADS, FUSEDSL_CUDA_ROW_MIN
        first += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
     const std::int64_t row = first + slot;
     const bool valid = row < a.space.outer;
-    row_registers<P, V> regs;
+    row_registers<P, V, Packed ? packed_chunk_elements<P, V> : chunk_elements<P, V>> regs;
     if (valid && a.cached >= 0) load_cache<P, 0, V>(a, regs, chunk{row, 0, lane * V, a.threads_per_row * V});
     row_nodes<P, 0, V, Held>(nodes, a, regs, valid ? row : 0, valid, lane, shared, turn);
   }
