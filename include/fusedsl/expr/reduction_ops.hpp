@@ -306,6 +306,18 @@ struct moment : reduction_base {
     s.mean += delta / s.n;
     s.m2 += delta * (v - s.mean);
   }
+  /// Adds `v` as the state's `n`-th value, given `inverse` = 1 / n: where
+  /// many states hold the same count (the CPU's column kernel, a value per
+  /// column and row), their caller divides once for all of them, and each
+  /// add multiplies instead of dividing (a vector division per element was
+  /// most of a column variance's time).
+  template <class T>
+  FUSEDSL_HOST_DEVICE constexpr void add_nth(state<T>& s, T v, T n, T inverse) const {
+    s.n = n;
+    const T delta = v - s.mean;
+    s.mean += delta * inverse;
+    s.m2 += delta * (v - s.mean);
+  }
   /// Adds `count` values at once (a loop's chunk): their mean, then their
   /// squared deviations from it, merged as a partial state. The same
   /// accuracy as Welford's update with one division per block instead of

@@ -142,6 +142,22 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
   };
   if constexpr (members > 1)
     for (std::int64_t i = 0; i < width; ++i) store(i, states[i]);
+  // Ops that take a value with its state's count and the count's reciprocal
+  // (`add_nth`: var and std) get them once per row: the states start fresh
+  // (reduction_columns), so after row j each holds j - j0 + 1 values.
+  constexpr bool counted = requires(state & s, acc_type v) { r.op.add_nth(s, v, v, v); };
+  struct row_count {
+    acc_type n, inverse;
+  };
+  const auto count_at = [&](std::int64_t j) {
+    row_count c{};
+    if constexpr (counted) c.n = static_cast<acc_type>(j - j0 + 1), c.inverse = acc_type(1) / c.n;
+    return c;
+  };
+  const auto add = [&](state& s, acc_type v, std::int64_t at, const row_count& c) {
+    if constexpr (counted) r.op.add_nth(s, v, c.n, c.inverse);
+    else r.op.add(s, v, at);
+  };
   shape reduced_index = unravel(j0, axes.reduced_sizes);
   for (std::int64_t j = j0; j < j1;) {
     const std::int64_t run_end = j + std::min(j1 - j, axes.reduced_sizes[inner] - reduced_index[inner]);
@@ -155,6 +171,7 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
     // 256 to 1024 floats; bench/RESULTS.md.)
     while (j < run_end) {
       const bool two = pairs && j + 1 < run_end;
+      const row_count first_count = count_at(j), second_count = count_at(j + 1);
       for (const column_chunk& cc : chunks) {
         for (std::size_t k = 0; k < slots; ++k) base[k] = row_base[k] + cc.offset[k];
         leaves.prepare_apart(t.data, base, step, cc.width);
@@ -165,14 +182,14 @@ FUSEDSL_CPU_KERNEL void accumulate_columns(const R& reduction, const node_runtim
             // A local state, so that it is stored once: with both adds on
             // the array's, GCC stores it after each (much slower).
             state both = load(cc.first + i);
-            r.op.add(both, value(leaves, i), j);
-            r.op.add(both, value(next, i), j + 1);
+            add(both, value(leaves, i), j, first_count);
+            add(both, value(next, i), j + 1, second_count);
             store(cc.first + i, both);
           }
         } else {
           for (std::int64_t i = 0; i < cc.width; ++i) {  // vectorized: column states
             state one = load(cc.first + i);
-            r.op.add(one, value(leaves, i), j);
+            add(one, value(leaves, i), j, first_count);
             store(cc.first + i, one);
           }
         }
