@@ -238,7 +238,8 @@ struct chunk_leaves {
       } else if (step[k] == 0) {
         if (spread_from[k] != from || spread[k] < n) {
           // The value in a local: `to` may alias `from` for the compiler, which then
-          // reloads it per element (a scalar loop: a tenth of a softmax of rows of 64).
+          // guards the broadcast against that (bench/RESULTS.md, "Column variance
+          // without a division per element": 72 -> 68 instructions a row of 64).
           const T value = from[0];
           for (std::int64_t i = 0; i < n; ++i) to[i] = value;  // vectorized: a broadcast
           spread_from[k] = from;

@@ -84,10 +84,11 @@ constexpr int count_reductions(std::integer_sequence<int, J...>) {
 /// other form takes (f32 rows, not half ones), and two or more reductions
 /// in `P` (the host's rule: executor.hpp).
 template <class P, int V>
-inline constexpr bool has_packed_form =
-    FUSEDSL_CUDA_PACKED_ROW_MIN > 0 && V > 1 &&
-    packed_chunk_elements<P, V> >
-        chunk_elements<P, V>&& count_reductions<P>(std::make_integer_sequence<int, node_count<P>>{}) >= 2;
+inline constexpr bool has_packed_form = [] {
+  constexpr int elements = chunk_elements<P, V>, packed = packed_chunk_elements<P, V>;
+  return FUSEDSL_CUDA_PACKED_ROW_MIN > 0 && V > 1 && packed > elements &&
+         count_reductions<P>(std::make_integer_sequence<int, node_count<P>>{}) >= 2;
+}();
 
 /// What pointwise node J of `P` saves by reading reduction R's operand
 /// instead of computing it, where it computes that operand too (an inlined
